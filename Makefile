@@ -1,0 +1,62 @@
+# Courier developer entry points. Every target installs what it needs.
+SHELL := /bin/bash
+SWIFT ?= swift
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip
+
+.PHONY: all build test deps linkage test-only fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser clean
+
+all: build
+
+# System libraries the C module maps need (OpenSSL, zlib) and pkg-config to find them.
+deps:
+	@missing=""; \
+	for p in libssl-dev zlib1g-dev pkg-config; do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+# The whole suite: the layering check, then every Swift Testing test.
+test: deps linkage test-only
+
+test-only:
+	$(SWIFT) test --disable-xctest
+
+# CourierCore and CourierHTTP1 must not import or link Foundation: check the sources, then the
+# dynamic dependencies of a small binary that links both.
+linkage: deps
+	@if grep -rnE '^\s*(@[a-zA-Z_]+\s+)*(public\s+|internal\s+|private\s+)?import\s+Foundation' Sources/CourierCore Sources/CourierHTTP1; then \
+	  echo "linkage: a lower layer imports Foundation"; exit 1; fi
+	$(SWIFT) build --product CourierLinkageProbe
+	@bin="$$($(SWIFT) build --show-bin-path)/CourierLinkageProbe"; \
+	"$$bin" >/dev/null || { echo "linkage: probe failed to run"; exit 1; }; \
+	if ldd "$$bin" | grep -i foundation; then echo "linkage: Foundation is linked into CourierCore/CourierHTTP1"; exit 1; fi; \
+	echo "linkage: CourierCore and CourierHTTP1 link without Foundation ($$(ldd "$$bin" | grep -c swift) Swift runtime libraries)"
+
+# libFuzzer targets (see Fuzz/README.md). FUZZ_SECONDS per target.
+fuzz-build: deps
+	cd Fuzz && $(SWIFT) build -c release --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do ./Fuzz/run.sh $$t $(FUZZ_SECONDS) || exit 1; done
+
+fuzz-smoke:
+	$(MAKE) fuzz FUZZ_SECONDS=5
+
+# Replays every saved crash and the seed corpus through each target (no fuzzing).
+fuzz-regress: fuzz-build
+	@for t in $(FUZZ_TARGETS); do ./Fuzz/run.sh $$t regress || exit 1; done
+
+# Courier's parser against llhttp (swift-nio's vendored copy), same corpus, same run.
+bench-parser: deps
+	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark --target ParserBenchmarks --format markdown --no-progress
+
+clean:
+	rm -rf .build Fuzz/.build Benchmarks/.build

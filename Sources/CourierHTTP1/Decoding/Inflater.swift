@@ -1,0 +1,160 @@
+import CCourierZlib
+
+/// One streaming zlib inflate layer: gzip (with concatenated members) or deflate (zlib-wrapped or
+/// raw, detected from the first two bytes).
+///
+/// A class because zlib keeps a pointer back to its `z_stream` and checks it on every call: the
+/// stream must never move, so it lives in memory this object allocates and frees. Not Sendable: a
+/// decoder belongs to one request on one thread.
+final class Inflater {
+    private let coding: ContentCoding
+    private let stream: UnsafeMutablePointer<z_stream>
+    private let scratch: UnsafeMutableRawBufferPointer
+    private var initialised = false
+    /// The first byte of a deflate body, held until the second arrives to detect the wrapper.
+    private var pendingFirstByte: UInt8?
+    /// Whether the stream (or, for gzip, the latest member) reached its end.
+    private var atStreamEnd = false
+    private var sawInput = false
+    private(set) var consumed: UInt64 = 0
+    private(set) var produced: UInt64 = 0
+
+    static let scratchSize = 32 * 1024
+
+    init(coding: ContentCoding) {
+        self.coding = coding
+        self.stream = .allocate(capacity: 1)
+        self.stream.initialize(to: z_stream())
+        self.scratch = .allocate(byteCount: Self.scratchSize, alignment: 16)
+    }
+
+    deinit {
+        if initialised { inflateEnd(stream) }
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+        scratch.deallocate()
+    }
+
+    /// Prepares for a new body, keeping zlib's window allocation when the format is the same.
+    func reset() {
+        if initialised { inflateReset(stream) }
+        if coding == .deflate, initialised {
+            // The wrapper may differ next time: start over.
+            inflateEnd(stream)
+            initialised = false
+        }
+        pendingFirstByte = nil
+        atStreamEnd = false
+        sawInput = false
+        consumed = 0
+        produced = 0
+    }
+
+    private func initialise(windowBits: Int32) throws(ContentDecodingError) {
+        let rc = inflateInit2_(stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard rc == Z_OK else { throw ContentDecodingError(.zlibFailure, inputOffset: consumed) }
+        initialised = true
+    }
+
+    /// Inflates `input`, calling `sink` with each run of output (valid only during the call).
+    func decode(
+        _ input: UnsafeRawBufferPointer, sink: (UnsafeRawBufferPointer) throws(ContentDecodingError) -> Void
+    ) throws(ContentDecodingError) {
+        guard input.count > 0 else { return }
+        sawInput = true
+        if !initialised {
+            switch coding {
+            case .gzip:
+                try initialise(windowBits: 16 + MAX_WBITS)
+            case .deflate:
+                guard let first = pendingFirstByte else {
+                    if input.count == 1 {
+                        pendingFirstByte = input[0]
+                        return
+                    }
+                    try initialise(windowBits: Self.looksLikeZlib(input[0], input[1]) ? MAX_WBITS : -MAX_WBITS)
+                    return try run(input, sink: sink)
+                }
+                pendingFirstByte = nil
+                try initialise(windowBits: Self.looksLikeZlib(first, input[0]) ? MAX_WBITS : -MAX_WBITS)
+                try withUnsafeBytes(of: first) { (b) throws(ContentDecodingError) in try run(b, sink: sink) }
+            }
+        }
+        try run(input, sink: sink)
+    }
+
+    /// A zlib header (RFC 1950 §2.2): CM = 8 (deflate), CINFO ≤ 7, and the check bits make the
+    /// first two bytes a multiple of 31.
+    static func looksLikeZlib(_ cmf: UInt8, _ flg: UInt8) -> Bool {
+        cmf & 0x0F == 8 && cmf >> 4 <= 7 && (UInt16(cmf) << 8 | UInt16(flg)) % 31 == 0
+    }
+
+    private func run(
+        _ input: UnsafeRawBufferPointer, sink: (UnsafeRawBufferPointer) throws(ContentDecodingError) -> Void
+    ) throws(ContentDecodingError) {
+        var offset = 0
+        while offset < input.count {
+            if atStreamEnd {
+                // gzip allows another member (what `cat a.gz b.gz` makes); zlib and raw deflate
+                // streams end once.
+                guard coding == .gzip else { throw ContentDecodingError(.trailingData, inputOffset: consumed) }
+                inflateReset(stream)
+                atStreamEnd = false
+            }
+            // Safe: zlib reads at most avail_in bytes from next_in and writes at most avail_out
+            // bytes to next_out; both pointers are cleared before `input` and `scratch` go away.
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress!.advanced(by: offset).assumingMemoryBound(to: Bytef.self))
+            stream.pointee.avail_in = uInt(Swift.min(input.count - offset, Int(UInt32.max)))
+            stream.pointee.next_out = scratch.baseAddress!.assumingMemoryBound(to: Bytef.self)
+            stream.pointee.avail_out = uInt(scratch.count)
+            let rc = inflate(stream, Z_NO_FLUSH)
+            let used = Int(UInt32(input.count - offset) - UInt32(stream.pointee.avail_in))
+            let made = scratch.count - Int(stream.pointee.avail_out)
+            stream.pointee.next_in = nil
+            stream.pointee.next_out = nil
+            offset += used
+            consumed += UInt64(used)
+            produced += UInt64(made)
+            if made > 0 { try sink(UnsafeRawBufferPointer(rebasing: scratch[0..<made])) }
+            switch rc {
+            case Z_OK:
+                continue
+            case Z_STREAM_END:
+                atStreamEnd = true
+            case Z_BUF_ERROR where used == 0 && made == 0:
+                // No progress possible: zlib wants more input than this call has.
+                return
+            case Z_BUF_ERROR:
+                continue
+            case Z_MEM_ERROR:
+                throw ContentDecodingError(.zlibFailure, inputOffset: consumed)
+            default:
+                throw ContentDecodingError(.corruptStream, inputOffset: consumed)
+            }
+        }
+        // Input is used up, but zlib may hold more output than one scratch buffer took.
+        while !atStreamEnd {
+            stream.pointee.next_in = nil
+            stream.pointee.avail_in = 0
+            stream.pointee.next_out = scratch.baseAddress!.assumingMemoryBound(to: Bytef.self)
+            stream.pointee.avail_out = uInt(scratch.count)
+            let rc = inflate(stream, Z_NO_FLUSH)
+            let made = scratch.count - Int(stream.pointee.avail_out)
+            stream.pointee.next_out = nil
+            produced += UInt64(made)
+            if made > 0 { try sink(UnsafeRawBufferPointer(rebasing: scratch[0..<made])) }
+            if rc == Z_STREAM_END { atStreamEnd = true }
+            else if rc == Z_BUF_ERROR || made == 0 { return }
+            else if rc != Z_OK { throw ContentDecodingError(.corruptStream, inputOffset: consumed) }
+        }
+    }
+
+    /// The body ended: the compressed stream must have ended too. An empty body is accepted as
+    /// empty output, since servers send `Content-Encoding: gzip` on empty bodies.
+    func finish() throws(ContentDecodingError) {
+        guard sawInput else { return }
+        guard atStreamEnd, pendingFirstByte == nil else {
+            throw ContentDecodingError(.truncatedStream, inputOffset: consumed)
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import CourierCore
+
+/// Where one field line's name and value lie, as offsets into the bytes of its header block.
+@usableFromInline
+struct HTTPFieldSpan: Hashable, Sendable {
+    @usableFromInline var nameStart: UInt32
+    @usableFromInline var nameLength: UInt32
+    @usableFromInline var valueStart: UInt32
+    @usableFromInline var valueLength: UInt32
+
+    @inlinable
+    init(nameStart: Int, nameLength: Int, valueStart: Int, valueLength: Int) {
+        self.nameStart = UInt32(truncatingIfNeeded: nameStart)
+        self.nameLength = UInt32(truncatingIfNeeded: nameLength)
+        self.valueStart = UInt32(truncatingIfNeeded: valueStart)
+        self.valueLength = UInt32(truncatingIfNeeded: valueLength)
+    }
+}
+
+/// A run of bytes inside a parsed message, shared with the read buffer (no copy).
+///
+/// A `String` is built only when ``string`` is asked for.
+public struct HTTPBytes: Sendable, Hashable, CustomStringConvertible {
+    /// The bytes, as a slice of the parser's read buffer.
+    public let buffer: ByteBuffer
+
+    @inlinable
+    init(_ buffer: ByteBuffer) { self.buffer = buffer }
+
+    /// The number of bytes.
+    @inlinable
+    public var count: Int { buffer.readableBytes }
+
+    /// Calls `body` with the bytes; the pointer is valid only inside `body`.
+    @inlinable
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try buffer.withUnsafeReadableBytes(body)
+    }
+
+    /// The bytes decoded as UTF-8 (invalid sequences become U+FFFD). Allocates.
+    public var string: String {
+        withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Whether the bytes equal `ascii`, ignoring ASCII case. Allocates nothing.
+    @inlinable
+    public func equalsCaseInsensitive(_ ascii: String) -> Bool {
+        var ascii = ascii
+        return ascii.withUTF8 { other in
+            withUnsafeBytes { mine in HTTPBytes.equalsCaseInsensitive(mine, UnsafeRawBufferPointer(other)) }
+        }
+    }
+
+    @inlinable
+    static func equalsCaseInsensitive(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        for i in 0..<a.count where ByteClass.lower(a[i]) != ByteClass.lower(b[i]) { return false }
+        return true
+    }
+
+    public var description: String { string }
+
+    public static func == (lhs: HTTPBytes, rhs: HTTPBytes) -> Bool { lhs.buffer == rhs.buffer }
+
+    public func hash(into hasher: inout Hasher) {
+        withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}
+
+/// One field line of a parsed header or trailer section.
+public struct HTTPHeaderField: Sendable, Hashable {
+    /// The field name as sent (compare it case-insensitively).
+    public let name: HTTPBytes
+    /// The field value, with leading and trailing whitespace removed (RFC 9110 §5.5).
+    public let value: HTTPBytes
+
+    @usableFromInline
+    init(name: HTTPBytes, value: HTTPBytes) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// The field lines of a parsed message, as spans into the bytes the parser read (zero-copy).
+///
+/// Iterating fields and comparing names allocates nothing; a `String` is built only on request.
+/// Holding on to a view keeps the read buffer's storage alive, so a connection's buffer is copied
+/// on its next write while a view is alive: convert to owned ``HTTPFields`` to keep headers.
+public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
+    @usableFromInline let block: ByteBuffer
+    @usableFromInline let spans: [HTTPFieldSpan]
+
+    @inlinable
+    init(block: ByteBuffer, spans: [HTTPFieldSpan]) {
+        self.block = block
+        self.spans = spans
+    }
+
+    /// An empty view.
+    public init() {
+        self.block = ByteBuffer()
+        self.spans = []
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { spans.count }
+
+    @inlinable
+    public subscript(position: Int) -> HTTPHeaderField {
+        let span = spans[position]
+        return HTTPHeaderField(
+            name: HTTPBytes(block.slice(offset: Int(span.nameStart), count: Int(span.nameLength))),
+            value: HTTPBytes(block.slice(offset: Int(span.valueStart), count: Int(span.valueLength)))
+        )
+    }
+
+    /// Whether a field named `name` (case-insensitive) is present. Allocates nothing.
+    public func contains(_ name: String) -> Bool {
+        firstIndex(named: name) != nil
+    }
+
+    /// The index of the first field named `name` (case-insensitive). Allocates nothing.
+    public func firstIndex(named name: String) -> Int? {
+        var name = name
+        return name.withUTF8 { wanted in
+            block.withUnsafeReadableBytes { bytes in
+                for (i, span) in spans.enumerated() {
+                    let n = UnsafeRawBufferPointer(rebasing: bytes[Int(span.nameStart)..<Int(span.nameStart + span.nameLength)])
+                    if HTTPBytes.equalsCaseInsensitive(n, UnsafeRawBufferPointer(wanted)) { return i }
+                }
+                return nil
+            }
+        }
+    }
+
+    /// The value of the first field named `name` as a String, or nil.
+    public subscript(first name: String) -> String? {
+        firstIndex(named: name).map { self[$0].value.string }
+    }
+
+    /// All values of fields named `name`, in order, as Strings.
+    public func values(for name: String) -> [String] {
+        filter { $0.name.equalsCaseInsensitive(name) }.map { $0.value.string }
+    }
+
+    /// Copies the fields into an owned ``HTTPFields`` list.
+    public func owned() -> HTTPFields {
+        var fields = HTTPFields()
+        for field in self { fields.appendUnchecked(name: field.name.string, value: field.value.string) }
+        return fields
+    }
+
+    public static func == (lhs: HTTPHeaderView, rhs: HTTPHeaderView) -> Bool {
+        lhs.elementsEqual(rhs)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for field in self { hasher.combine(field) }
+    }
+}

@@ -1,0 +1,30 @@
+import CourierCore
+
+/// A parsed response head: status line and header fields, as views into the read buffer.
+public struct HTTPResponseHead: Sendable, Hashable {
+    /// `HTTP/1.0` or `HTTP/1.1`.
+    public let version: HTTPVersion
+    /// The three-digit status code (RFC 9110 §15), 100–999.
+    public let status: Int
+    /// The reason phrase, possibly empty (RFC 9112 §4). Clients should ignore it.
+    public let reason: HTTPBytes
+    /// The header fields.
+    public let headers: HTTPHeaderView
+    /// How the body is delimited.
+    public let framing: BodyFraming
+    /// Whether the connection may be reused after this response (RFC 9112 §9.3): HTTP/1.1
+    /// without `Connection: close`, or HTTP/1.0 with `Connection: keep-alive`, and a body that
+    /// is not delimited by the connection closing.
+    public let isKeepAlive: Bool
+}
+
+/// A parsed request head, as the loopback test and demo servers read it.
+public struct HTTPRequestHeadView: Sendable, Hashable {
+    public let method: HTTPMethod
+    /// The request-target exactly as sent (RFC 9112 §3.2).
+    public let target: HTTPBytes
+    public let version: HTTPVersion
+    public let headers: HTTPHeaderView
+    public let framing: BodyFraming
+    public let isKeepAlive: Bool
+}

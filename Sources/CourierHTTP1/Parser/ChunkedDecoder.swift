@@ -1,0 +1,225 @@
+import CourierCore
+
+/// Decodes the chunked transfer coding (RFC 9112 §7.1), resumable at any byte.
+///
+/// Strict by default: the chunk size is 1*HEXDIG with a digit cap and overflow check; chunk
+/// extensions are skipped (bounded, controls refused); every line ends in CRLF; chunk data is
+/// followed by exactly CRLF; the trailer section is parsed with the header-field rules. A guard
+/// against tiny-chunk amplification fails a stream whose mean chunk is too small.
+public struct ChunkedDecoder: Sendable {
+    /// One step of output.
+    public enum Event: Sendable, Hashable {
+        /// Decoded body bytes, sharing the read buffer's storage.
+        case data(ByteBuffer)
+        /// The last chunk and trailer section were read; `trailers` is nil when there were none.
+        case end(trailers: HTTPHeaderView?)
+    }
+
+    private enum State: Sendable {
+        case size
+        case sizeWhitespace
+        case sizeExtension
+        case sizeLF
+        case data(remaining: UInt64)
+        case dataCR
+        case dataLF
+        case trailers
+        case done
+    }
+
+    private var state: State = .size
+    private var digits = 0
+    private var size: UInt64 = 0
+    private var extensionBytes = 0
+    private var chunkCount = 0
+    private var dataBytes: UInt64 = 0
+    private var trailerScanner = HeaderBlockScanner(kind: .none)
+
+    public var configuration: HTTPParserConfiguration
+
+    public init(configuration: HTTPParserConfiguration = .default) {
+        self.configuration = configuration
+    }
+
+    /// Whether the terminating chunk and trailers have been read.
+    public var isDone: Bool {
+        if case .done = state { return true }
+        return false
+    }
+
+    /// Prepares for another chunked body, keeping allocated capacity.
+    public mutating func reset() {
+        state = .size
+        digits = 0
+        size = 0
+        extensionBytes = 0
+        chunkCount = 0
+        dataBytes = 0
+        trailerScanner.reset()
+    }
+
+    /// Decodes from the readable bytes of `buffer`, consuming what it uses.
+    ///
+    /// - Parameters:
+    ///   - buffer: input; consumed bytes are removed from its front.
+    ///   - offset: the stream offset of the buffer's first readable byte; advanced as bytes are consumed.
+    /// - Returns: the next event, or nil when more bytes are needed.
+    public mutating func next(_ buffer: inout ByteBuffer, offset: inout Int) throws(HTTPParserError) -> Event? {
+        while true {
+            switch state {
+            case .done:
+                return nil
+            case .data(let remaining):
+                let available = buffer.readableBytes
+                guard available > 0 else { return nil }
+                let n = Int(Swift.min(remaining, UInt64(available)))
+                let piece = buffer.readSlice(count: n)
+                offset &+= n
+                let left = remaining &- UInt64(n)
+                state = left == 0 ? .dataCR : .data(remaining: left)
+                return .data(piece)
+            case .trailers:
+                let complete = try scanTrailers(&buffer, offset: offset)
+                guard let length = complete else { return nil }
+                let trailers: HTTPHeaderView? =
+                    trailerScanner.fields.isEmpty
+                    ? nil : HTTPHeaderView(block: buffer.slice(count: length), spans: trailerScanner.fields)
+                buffer.moveReaderIndex(forwardBy: length)
+                offset &+= length
+                state = .done
+                return .end(trailers: trailers)
+            default:
+                let progressed = try consumeFraming(&buffer, offset: &offset)
+                if !progressed { return nil }
+            }
+        }
+    }
+
+    private mutating func scanTrailers(_ buffer: inout ByteBuffer, offset: Int) throws(HTTPParserError) -> Int? {
+        let configuration = self.configuration
+        if configuration.allowObsFold {
+            return try buffer.withUnsafeMutableReadableBytes { (m) throws(HTTPParserError) -> Int? in
+                try trailerScanner.scan(UnsafeRawBufferPointer(m), mutableBytes: m, base: offset, configuration: configuration)
+            }
+        }
+        return try buffer.withUnsafeReadableBytes { (b) throws(HTTPParserError) -> Int? in
+            try trailerScanner.scan(b, mutableBytes: nil, base: offset, configuration: configuration)
+        }
+    }
+
+    /// Runs the byte-level states (size line, data CRLF) over the readable bytes. Returns whether
+    /// the state moved on to a state that is not byte-level, or bytes were consumed.
+    private mutating func consumeFraming(_ buffer: inout ByteBuffer, offset: inout Int) throws(HTTPParserError) -> Bool {
+        let base = offset
+        let used = try buffer.withUnsafeReadableBytes { (bytes) throws(HTTPParserError) -> Int in
+            var i = 0
+            while i < bytes.count {
+                let byte = bytes[i]
+                switch state {
+                case .size:
+                    if let v = ByteClass.hexValue(byte) {
+                        try addDigit(v, at: base &+ i)
+                    } else if digits == 0 {
+                        throw HTTPParserError(.invalidChunkSize, offset: base &+ i)
+                    } else if byte == UInt8(ascii: "\r") {
+                        state = .sizeLF
+                    } else if byte == UInt8(ascii: ";") {
+                        state = .sizeExtension
+                    } else if ByteClass.isWhitespace(byte) {
+                        state = .sizeWhitespace
+                    } else if byte == UInt8(ascii: "\n") && configuration.allowBareLF {
+                        try endSizeLine(at: base &+ i)
+                    } else if byte == UInt8(ascii: "\n") {
+                        throw HTTPParserError(.bareLF, offset: base &+ i)
+                    } else {
+                        throw HTTPParserError(.invalidChunkSize, offset: base &+ i)
+                    }
+                case .sizeWhitespace:
+                    // BWS is allowed only before a chunk extension (RFC 9112 §7.1.1).
+                    if byte == UInt8(ascii: ";") {
+                        state = .sizeExtension
+                    } else if !ByteClass.isWhitespace(byte) {
+                        throw HTTPParserError(.invalidChunkSize, offset: base &+ i)
+                    }
+                case .sizeExtension:
+                    if byte == UInt8(ascii: "\r") {
+                        state = .sizeLF
+                    } else if byte == UInt8(ascii: "\n") {
+                        guard configuration.allowBareLF else { throw HTTPParserError(.bareLF, offset: base &+ i) }
+                        try endSizeLine(at: base &+ i)
+                    } else {
+                        extensionBytes &+= 1
+                        guard extensionBytes <= configuration.maxChunkExtensionBytes else {
+                            throw HTTPParserError(.chunkExtensionTooLong, offset: base &+ i)
+                        }
+                        guard ByteClass.isFieldValue(byte) else {
+                            throw HTTPParserError(.invalidChunkExtension, offset: base &+ i)
+                        }
+                    }
+                case .sizeLF:
+                    guard byte == UInt8(ascii: "\n") else { throw HTTPParserError(.missingLF, offset: base &+ i) }
+                    try endSizeLine(at: base &+ i)
+                case .dataCR:
+                    if byte == UInt8(ascii: "\r") {
+                        state = .dataLF
+                    } else if byte == UInt8(ascii: "\n") && configuration.allowBareLF {
+                        state = .size
+                    } else {
+                        throw HTTPParserError(.invalidChunkTerminator, offset: base &+ i)
+                    }
+                case .dataLF:
+                    guard byte == UInt8(ascii: "\n") else {
+                        throw HTTPParserError(.invalidChunkTerminator, offset: base &+ i)
+                    }
+                    state = .size
+                case .data, .trailers, .done:
+                    return i
+                }
+                i &+= 1
+                if case .data = state { return i }
+                if case .trailers = state { return i }
+            }
+            return i
+        }
+        buffer.moveReaderIndex(forwardBy: used)
+        offset &+= used
+        switch state {
+        case .data, .trailers, .done: return true
+        default: return false
+        }
+    }
+
+    @inline(__always)
+    private mutating func addDigit(_ value: UInt8, at offset: Int) throws(HTTPParserError) {
+        digits &+= 1
+        guard digits <= configuration.maxChunkSizeDigits else {
+            throw HTTPParserError(.chunkSizeTooManyDigits, offset: offset)
+        }
+        guard size <= UInt64.max >> 4 else { throw HTTPParserError(.chunkSizeOverflow, offset: offset) }
+        size = size << 4 | UInt64(value)
+    }
+
+    /// The size line is complete: check the limits and move on to data or trailers.
+    private mutating func endSizeLine(at offset: Int) throws(HTTPParserError) {
+        let chunk = size
+        digits = 0
+        size = 0
+        extensionBytes = 0
+        if chunk == 0 {
+            state = .trailers
+            return
+        }
+        chunkCount &+= 1
+        let (total, overflow) = dataBytes.addingReportingOverflow(chunk)
+        if overflow || (configuration.maxBodyBytes.map { total > $0 } ?? false) {
+            throw HTTPParserError(.bodyTooLarge, offset: offset)
+        }
+        dataBytes = total
+        if chunkCount >= configuration.chunkFloodThreshold
+            && dataBytes / UInt64(chunkCount) < UInt64(configuration.minimumMeanChunkBytes)
+        {
+            throw HTTPParserError(.chunkFlood, offset: offset)
+        }
+        state = .data(remaining: chunk)
+    }
+}

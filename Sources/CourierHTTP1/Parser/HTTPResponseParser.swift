@@ -1,0 +1,101 @@
+import CourierCore
+
+/// What the response parser found next.
+public enum HTTPResponseParserEvent: Sendable, Hashable {
+    /// An interim 1xx response other than 101 (RFC 9110 §15.2), such as 100 Continue or
+    /// 103 Early Hints. Another head follows.
+    case informational(HTTPResponseHead)
+    /// The final response head.
+    case head(HTTPResponseHead)
+    /// `101 Switching Protocols` (RFC 9110 §15.2.2): the parser stops, and the bytes left in the
+    /// buffer belong to the new protocol.
+    case switchingProtocols(HTTPResponseHead)
+    /// Body bytes, after chunked decoding, sharing the read buffer's storage.
+    case body(ByteBuffer)
+    /// The response is complete. Trailers are present only for a chunked body that had them.
+    case end(trailers: HTTPHeaderView?)
+}
+
+/// An incremental HTTP/1.1 response parser (RFC 9112) that resumes at any byte boundary.
+///
+/// Feed it by appending bytes to a ``ByteBuffer`` and calling ``next(_:)`` until it returns nil;
+/// it consumes what it has used from the front of the buffer and leaves a partial head in place.
+/// Heads are zero-copy views into the buffer. After any error the parser stays failed and the
+/// connection must not be reused.
+///
+/// ```swift
+/// var parser = HTTPResponseParser()
+/// parser.requestMethod = .GET
+/// buffer.writeBytes(bytesFromSocket)
+/// while let event = try parser.next(&buffer) { handle(event) }
+/// ```
+public struct HTTPResponseParser: Sendable {
+    private var core: MessageParser
+
+    /// The method of the request whose response comes next: a response to HEAD has no body and
+    /// a 2xx response to CONNECT opens a tunnel (RFC 9112 §6.3). Defaults to GET.
+    public var requestMethod: HTTPMethod = .GET
+
+    public var configuration: HTTPParserConfiguration {
+        get { core.configuration }
+        set { core.configuration = newValue }
+    }
+
+    public init(configuration: HTTPParserConfiguration = .default) {
+        self.core = MessageParser(kind: .status, configuration: configuration)
+    }
+
+    /// The total number of bytes consumed so far.
+    public var bytesConsumed: Int { core.offset }
+
+    /// Whether the parser is between responses with no partial head seen.
+    public var isAtMessageBoundary: Bool { core.isAtMessageBoundary }
+
+    /// Whether a 101 or a CONNECT tunnel ended HTTP/1.1 on this stream.
+    public var isUpgraded: Bool { core.isUpgraded }
+
+    /// Parses the next event from `buffer`, or returns nil when more bytes are needed.
+    public mutating func next(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPResponseParserEvent? {
+        let method = requestMethod
+        guard let event = try core.next(&buffer, role: { .response(requestMethod: method, status: $0.status) }) else {
+            return nil
+        }
+        return map(event)
+    }
+
+    /// Tells the parser the peer closed the connection, after ``next(_:)`` returned nil.
+    ///
+    /// Ends a body delimited by close; throws ``HTTPParserError/Code/truncatedMessage`` when the
+    /// close cuts a message short. Returns nil when the close came between messages.
+    public mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPResponseParserEvent? {
+        guard let event = try core.finish(&buffer) else { return nil }
+        return map(event)
+    }
+
+    private mutating func map(_ event: MessageParser.Event) -> HTTPResponseParserEvent {
+        switch event {
+        case .head(let block, let framing, let keepAlive):
+            let line = core.startLine
+            let head = HTTPResponseHead(
+                version: line.version,
+                status: line.status,
+                reason: HTTPBytes(block.slice(offset: line.reasonStart, count: line.reasonLength)),
+                headers: HTTPHeaderView(block: block, spans: core.scanner.fields),
+                framing: framing,
+                isKeepAlive: keepAlive)
+            if line.status == 101 {
+                core.markUpgraded()
+                return .switchingProtocols(head)
+            }
+            if line.status < 200 {
+                core.expectAnotherHead()
+                return .informational(head)
+            }
+            return .head(head)
+        case .body(let bytes):
+            return .body(bytes)
+        case .end(let trailers):
+            return .end(trailers: trailers)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+/// Character classes of RFC 9110 §5.6 and RFC 9112, as branch-light checks with no tables in
+/// memory (two 64-bit masks stand for a 128-entry table).
+@usableFromInline
+enum ByteClass {
+    /// `tchar` of RFC 9110 §5.6.2 for bytes 0–63 and 64–127.
+    @usableFromInline static let tokenMaskLow: UInt64 = 0x03ff_6cfa_0000_0000
+    @usableFromInline static let tokenMaskHigh: UInt64 = 0x57ff_ffff_c7ff_fffe
+
+    /// Whether `byte` is a `tchar` (RFC 9110 §5.6.2).
+    @inlinable @inline(__always)
+    static func isToken(_ byte: UInt8) -> Bool {
+        if byte < 64 { return (tokenMaskLow >> UInt64(byte)) & 1 == 1 }
+        if byte < 128 { return (tokenMaskHigh >> UInt64(byte &- 64)) & 1 == 1 }
+        return false
+    }
+
+    /// Whether `byte` may appear in a field value (RFC 9110 §5.5): VCHAR, SP, HTAB or obs-text.
+    /// CR, LF, NUL, the other controls and DEL are refused.
+    @inlinable @inline(__always)
+    static func isFieldValue(_ byte: UInt8) -> Bool {
+        (byte >= 0x20 && byte != 0x7F) || byte == 0x09
+    }
+
+    /// Whether `byte` is SP or HTAB (RFC 9110 §5.6.3 OWS).
+    @inlinable @inline(__always)
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09
+    }
+
+    /// Whether `byte` may appear in a request-target: any visible US-ASCII or obs-text, no
+    /// controls, SP or DEL. (RFC 9112 §3.2 restricts it further by form; the encoder checks forms.)
+    @inlinable @inline(__always)
+    static func isTargetByte(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte != 0x7F
+    }
+
+    /// The value of a hex digit, or nil.
+    @inlinable @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte &- UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte &- UInt8(ascii: "a") &+ 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte &- UInt8(ascii: "A") &+ 10
+        default: return nil
+        }
+    }
+
+    /// ASCII lower-casing of one byte.
+    @inlinable @inline(__always)
+    static func lower(_ byte: UInt8) -> UInt8 {
+        byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+    }
+
+    /// Index of the first byte in `bytes[from..<to]` that is not a valid field-value byte, or nil.
+    ///
+    /// Eight bytes at a time (SWAR): a word is clean when it has no byte below 0x20 and no 0x7F;
+    /// only words that fail that test are checked byte by byte (HTAB is allowed).
+    @inlinable
+    static func firstInvalidFieldValueByte(_ bytes: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        var i = from
+        while i &+ 8 <= to {
+            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let lows: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            let below20 = (word &- (lows &* 0x20)) & ~word & highs
+            let x7f = word ^ (lows &* 0x7F)
+            let isDel = (x7f &- lows) & ~x7f & highs
+            if below20 | isDel != 0 {
+                for j in i..<(i &+ 8) where !isFieldValue(bytes[j]) { return j }
+            }
+            i &+= 8
+        }
+        while i < to {
+            if !isFieldValue(bytes[i]) { return i }
+            i &+= 1
+        }
+        return nil
+    }
+}
