@@ -1,0 +1,139 @@
+import CourierCore
+import CourierHTTP1
+
+/// What one parse found; both parsers must agree on it for every case.
+struct ParseResult: Equatable, CustomStringConvertible {
+    var status = 0
+    var headerCount = 0
+    /// Sum of every field's name and value length: proves each field was looked at.
+    var headerBytes = 0
+    var bodyBytes = 0
+    var complete = false
+
+    var description: String {
+        "status \(status), \(headerCount) fields (\(headerBytes) name+value bytes), body \(bodyBytes) bytes, complete \(complete)"
+    }
+}
+
+/// Drives Courier's ``HTTPResponseParser`` over one response, again and again, with one parser
+/// instance (steady state: the parser's field array keeps its capacity).
+///
+/// Each parse starts from a copy of `source`, which shares its storage (a retain, no copy of the
+/// bytes), the way llhttp is handed a pointer to bytes already in memory.
+final class CourierDriver {
+    private var parser = HTTPResponseParser()
+    private let source: ByteBuffer
+
+    init(_ testCase: Case) {
+        source = ByteBuffer(bytes: testCase.bytes)
+    }
+
+    /// Parses the response once per element of `iterations`.
+    func run(_ iterations: Range<Int>) -> Int {
+        Self.loop(&parser, source, iterations)
+    }
+
+    func parseOnce() throws -> ParseResult {
+        try Self.parse(&parser, source)
+    }
+
+    private static func loop(_ parser: inout HTTPResponseParser, _ source: ByteBuffer, _ iterations: Range<Int>) -> Int {
+        var sum = 0
+        for _ in iterations {
+            do {
+                let r = try parse(&parser, source)
+                sum &+= r.bodyBytes &+ r.headerBytes
+            } catch {
+                fatalError("Courier failed to parse: \(error)")
+            }
+        }
+        return sum
+    }
+
+    /// Drains the events of one response: touches every field's name and value, counts body bytes.
+    @inline(never)
+    static func parse(_ parser: inout HTTPResponseParser, _ source: ByteBuffer) throws(HTTPParserError) -> ParseResult {
+        var buffer = source
+        var r = ParseResult()
+        while let event = try parser.next(&buffer) {
+            switch event {
+            case .head(let head):
+                r.status = head.status
+                for field in head.headers {
+                    r.headerCount &+= 1
+                    r.headerBytes &+= field.name.count &+ field.value.count
+                }
+            case .body(let piece):
+                r.bodyBytes &+= piece.readableBytes
+            case .end:
+                r.complete = true
+                return r
+            case .informational, .switchingProtocols:
+                fatalError("unexpected interim response in the corpus")
+            }
+        }
+        return r
+    }
+}
+
+/// Courier only: parses the gzip response and inflates its body with ``ContentDecoder``
+/// (llhttp does not decompress, so this has no llhttp counterpart).
+final class CourierInflatingDriver {
+    private var parser = HTTPResponseParser()
+    private let source: ByteBuffer
+    private let decoder = ContentDecoder(coding: .gzip)
+
+    init(_ testCase: Case) {
+        source = ByteBuffer(bytes: testCase.bytes)
+    }
+
+    func run(_ iterations: Range<Int>) -> Int {
+        var sum = 0
+        for _ in iterations {
+            do {
+                sum &+= try Self.parse(&parser, source, decoder).decoded
+            } catch {
+                fatalError("Courier failed to parse and inflate: \(error)")
+            }
+        }
+        return sum
+    }
+
+    func parseOnce() throws -> (result: ParseResult, decoded: Int) {
+        try Self.parse(&parser, source, decoder)
+    }
+
+    /// As ``CourierDriver/parse(_:_:)``, and every body piece goes through the decoder; the
+    /// decoded bytes are counted.
+    @inline(never)
+    static func parse(
+        _ parser: inout HTTPResponseParser, _ source: ByteBuffer, _ decoder: ContentDecoder
+    ) throws -> (result: ParseResult, decoded: Int) {
+        var buffer = source
+        var r = ParseResult()
+        var decoded = 0
+        while let event = try parser.next(&buffer) {
+            switch event {
+            case .head(let head):
+                r.status = head.status
+                for field in head.headers {
+                    r.headerCount &+= 1
+                    r.headerBytes &+= field.name.count &+ field.value.count
+                }
+                decoder.reset()
+            case .body(let piece):
+                r.bodyBytes &+= piece.readableBytes
+                try piece.withUnsafeReadableBytes { bytes in
+                    try decoder.decode(bytes) { out in decoded &+= out.count }
+                }
+            case .end:
+                try decoder.finish()
+                r.complete = true
+                return (r, decoded)
+            case .informational, .switchingProtocols:
+                fatalError("unexpected interim response in the corpus")
+            }
+        }
+        return (r, decoded)
+    }
+}

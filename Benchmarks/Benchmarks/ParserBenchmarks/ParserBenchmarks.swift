@@ -1,0 +1,62 @@
+import Benchmark
+
+// Courier's HTTP/1.1 response parser against llhttp, on the same bytes (see Corpus.swift).
+//
+// Two configurations, never mixed (metric collection for one disturbs the other):
+// - time: wall clock and throughput, 1,000 responses per measured iteration (`scalingFactor:
+//   .kilo`), so wall clock is reported per response and throughput in thousands of responses/s;
+// - malloc: malloc counters only, one response per measured iteration, after warm-up, so the
+//   counts are per response in steady state.
+// gzip+inflate (Courier only) inflates about 160 KiB per response, so it runs one response per
+// iteration in both configurations.
+
+let benchmarks: @Sendable () -> Void = {
+    Validation.run()
+
+    let time = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput],
+        warmupIterations: 3,
+        scalingFactor: .kilo,
+        maxDuration: .seconds(3),
+        maxIterations: 100_000)
+    let timeSlow = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput],
+        warmupIterations: 10,
+        scalingFactor: .one,
+        maxDuration: .seconds(3),
+        maxIterations: 100_000)
+    let malloc = Benchmark.Configuration(
+        metrics: [.mallocCountTotal, .mallocCountSmall, .mallocCountLarge, .freeCountTotal, .mallocBytesCount],
+        warmupIterations: 10,
+        scalingFactor: .one,
+        maxDuration: .seconds(1),
+        maxIterations: 10_000)
+
+    for testCase in Corpus.all {
+        let courier = CourierDriver(testCase)
+        Benchmark("time \(testCase.name) Courier", configuration: time) { benchmark in
+            blackHole(courier.run(benchmark.scaledIterations))
+        }
+        let llhttp = LLHTTPDriver(testCase)
+        Benchmark("time \(testCase.name) llhttp", configuration: time) { benchmark in
+            blackHole(llhttp.run(benchmark.scaledIterations))
+        }
+        let courierM = CourierDriver(testCase)
+        Benchmark("malloc \(testCase.name) Courier", configuration: malloc) { benchmark in
+            blackHole(courierM.run(benchmark.scaledIterations))
+        }
+        let llhttpM = LLHTTPDriver(testCase)
+        Benchmark("malloc \(testCase.name) llhttp", configuration: malloc) { benchmark in
+            blackHole(llhttpM.run(benchmark.scaledIterations))
+        }
+    }
+
+    let inflating = CourierInflatingDriver(Corpus.gzip)
+    Benchmark("time gzip+inflate Courier-only", configuration: timeSlow) { benchmark in
+        blackHole(inflating.run(benchmark.scaledIterations))
+    }
+    let inflatingM = CourierInflatingDriver(Corpus.gzip)
+    Benchmark("malloc gzip+inflate Courier-only", configuration: malloc) { benchmark in
+        blackHole(inflatingM.run(benchmark.scaledIterations))
+    }
+}
