@@ -25,17 +25,31 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        .executableTarget(
-            name: "ParserBenchmarks",
+        // The corpus and the two parser drivers, shared by the benchmarks and the profiling driver.
+        .target(
+            name: "ParserCorpus",
             dependencies: [
                 .product(name: "CourierHTTP1", package: rootIdentity),
                 .product(name: "CourierCore", package: rootIdentity),
-                .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "ParserBenchmarks",
+            dependencies: [
+                "ParserCorpus",
+                .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/ParserBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // A plain loop over one case for perf or callgrind (see README.md).
+        .executableTarget(
+            name: "ParserProfile",
+            dependencies: ["ParserCorpus"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]
 )

@@ -1,4 +1,5 @@
 import Benchmark
+import ParserCorpus
 
 // Courier's HTTP/1.1 response parser against llhttp, on the same bytes (see Corpus.swift).
 //
@@ -31,6 +32,12 @@ let benchmarks: @Sendable () -> Void = {
         scalingFactor: .one,
         maxDuration: .seconds(1),
         maxIterations: 10_000)
+
+    // Control: proves the malloc counters count here (one array allocation per iteration), so
+    // the zeros below are measurements, not a disabled counter.
+    Benchmark("malloc control: one Array allocation", configuration: malloc) { benchmark in
+        for i in benchmark.scaledIterations { blackHole([i, i &+ 1]) }
+    }
 
     for testCase in Corpus.all {
         let courier = CourierDriver(testCase)

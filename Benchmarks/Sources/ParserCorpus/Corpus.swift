@@ -1,23 +1,23 @@
 import Foundation
 
 /// One benchmark input: a complete HTTP/1.1 response, the same bytes for both parsers.
-struct Case: Sendable {
-    let name: String
-    let bytes: [UInt8]
+package struct Case: Sendable {
+    package let name: String
+    package let bytes: [UInt8]
     /// What a correct parse must find (checked at startup against both parsers).
-    let status: Int
-    let headerCount: Int
-    let bodyLength: Int
+    package let status: Int
+    package let headerCount: Int
+    package let bodyLength: Int
 }
 
 /// The corpus, built deterministically: the same bytes on every run and machine.
-enum Corpus {
-    static let typical = makeTypical()
-    static let fortyHeaders = makeFortyHeaders()
-    static let fiveHundredChunks = makeChunked()
-    static let gzip = makeGzip()
+package enum Corpus {
+    package static let typical = makeTypical()
+    package static let fortyHeaders = makeFortyHeaders()
+    package static let fiveHundredChunks = makeChunked()
+    package static let gzip = makeGzip()
 
-    static let all: [Case] = [typical, fortyHeaders, fiveHundredChunks, gzip]
+    package static let all: [Case] = [typical, fortyHeaders, fiveHundredChunks, gzip]
 
     /// The date every response carries (the date of the recorded run).
     static let date = "Sun, 22 Nov 2026 15:04:05 GMT"
@@ -146,10 +146,10 @@ enum Corpus {
 
     /// The bytes of the committed fixture `Benchmarks/Fixtures/body.json.gz` (made once by
     /// `make-gzip-fixture.py`; about 32 KiB compressed, 160 KiB decoded).
-    static let gzipBody: [UInt8] = {
+    package static let gzipBody: [UInt8] = {
         let url = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // ParserBenchmarks
-            .deletingLastPathComponent()  // Benchmarks (targets)
+            .deletingLastPathComponent()  // ParserCorpus
+            .deletingLastPathComponent()  // Sources
             .deletingLastPathComponent()  // Benchmarks (package)
             .appendingPathComponent("Fixtures/body.json.gz")
         guard let data = try? Data(contentsOf: url) else { fatalError("cannot read the gzip fixture at \(url.path)") }
@@ -157,7 +157,7 @@ enum Corpus {
     }()
 
     /// The decoded size the gzip trailer states (ISIZE, RFC 1952 §2.3.1).
-    static var gzipDecodedLength: Int {
+    package static var gzipDecodedLength: Int {
         let b = gzipBody.suffix(4).map(Int.init)
         return b[b.startIndex] | b[b.startIndex + 1] << 8 | b[b.startIndex + 2] << 16 | b[b.startIndex + 3] << 24
     }
@@ -183,10 +183,10 @@ enum Corpus {
 }
 
 /// A small deterministic generator (Knuth's MMIX constants), so the corpus never changes.
-struct LCG {
+package struct LCG {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(_ bound: Int) -> Int {
+    package init(seed: UInt64) { state = seed }
+    package mutating func next(_ bound: Int) -> Int {
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return Int((state >> 33) % UInt64(bound))
     }

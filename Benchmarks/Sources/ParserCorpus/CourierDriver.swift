@@ -2,15 +2,15 @@ import CourierCore
 import CourierHTTP1
 
 /// What one parse found; both parsers must agree on it for every case.
-struct ParseResult: Equatable, CustomStringConvertible {
-    var status = 0
-    var headerCount = 0
+package struct ParseResult: Equatable, CustomStringConvertible {
+    package var status = 0
+    package var headerCount = 0
     /// Sum of every field's name and value length: proves each field was looked at.
-    var headerBytes = 0
-    var bodyBytes = 0
-    var complete = false
+    package var headerBytes = 0
+    package var bodyBytes = 0
+    package var complete = false
 
-    var description: String {
+    package var description: String {
         "status \(status), \(headerCount) fields (\(headerBytes) name+value bytes), body \(bodyBytes) bytes, complete \(complete)"
     }
 }
@@ -20,20 +20,20 @@ struct ParseResult: Equatable, CustomStringConvertible {
 ///
 /// Each parse starts from a copy of `source`, which shares its storage (a retain, no copy of the
 /// bytes), the way llhttp is handed a pointer to bytes already in memory.
-final class CourierDriver {
+package final class CourierDriver {
     private var parser = HTTPResponseParser()
     private let source: ByteBuffer
 
-    init(_ testCase: Case) {
+    package init(_ testCase: Case) {
         source = ByteBuffer(bytes: testCase.bytes)
     }
 
     /// Parses the response once per element of `iterations`.
-    func run(_ iterations: Range<Int>) -> Int {
+    package func run(_ iterations: Range<Int>) -> Int {
         Self.loop(&parser, source, iterations)
     }
 
-    func parseOnce() throws -> ParseResult {
+    package func parseOnce() throws -> ParseResult {
         try Self.parse(&parser, source)
     }
 
@@ -78,16 +78,16 @@ final class CourierDriver {
 
 /// Courier only: parses the gzip response and inflates its body with ``ContentDecoder``
 /// (llhttp does not decompress, so this has no llhttp counterpart).
-final class CourierInflatingDriver {
+package final class CourierInflatingDriver {
     private var parser = HTTPResponseParser()
     private let source: ByteBuffer
     private let decoder = ContentDecoder(coding: .gzip)
 
-    init(_ testCase: Case) {
+    package init(_ testCase: Case) {
         source = ByteBuffer(bytes: testCase.bytes)
     }
 
-    func run(_ iterations: Range<Int>) -> Int {
+    package func run(_ iterations: Range<Int>) -> Int {
         var sum = 0
         for _ in iterations {
             do {
@@ -99,7 +99,7 @@ final class CourierInflatingDriver {
         return sum
     }
 
-    func parseOnce() throws -> (result: ParseResult, decoded: Int) {
+    package func parseOnce() throws -> (result: ParseResult, decoded: Int) {
         try Self.parse(&parser, source, decoder)
     }
 

@@ -29,7 +29,7 @@ struct LLHTTPState {
 /// The callbacks do the work Courier's parser does internally: record each field's name and value
 /// spans (pointer and length into a preallocated array), count body bytes, note completion. After
 /// the parse the fields are walked, as the Courier driver walks its head's fields.
-final class LLHTTPDriver {
+package final class LLHTTPDriver {
     private let parser: UnsafeMutablePointer<llhttp_t>
     private let settings: UnsafeMutablePointer<llhttp_settings_t>
     private let state: UnsafeMutablePointer<LLHTTPState>
@@ -38,7 +38,7 @@ final class LLHTTPDriver {
 
     static let fieldCapacity = 256
 
-    init(_ testCase: Case) {
+    package init(_ testCase: Case) {
         bytes = .allocate(byteCount: testCase.bytes.count, alignment: 16)
         bytes.copyBytes(from: testCase.bytes)
         fields = .allocate(capacity: Self.fieldCapacity)
@@ -119,7 +119,7 @@ final class LLHTTPDriver {
     }
 
     /// Parses the response once per element of `iterations`.
-    func run(_ iterations: Range<Int>) -> Int {
+    package func run(_ iterations: Range<Int>) -> Int {
         var sum = 0
         for _ in iterations {
             let r = Self.parse(parser, state, UnsafeRawBufferPointer(bytes))
@@ -128,12 +128,12 @@ final class LLHTTPDriver {
         return sum
     }
 
-    func parseOnce() -> ParseResult {
+    package func parseOnce() -> ParseResult {
         Self.parse(parser, state, UnsafeRawBufferPointer(bytes))
     }
 
     /// The fields of the last parse, for the startup cross-check.
-    func lastFields() -> [(name: [UInt8], value: [UInt8])] {
+    package func lastFields() -> [(name: [UInt8], value: [UInt8])] {
         (0..<state.pointee.count).map { i in
             let f = fields[i]
             return (Self.copy(f.name, f.nameLength), Self.copy(f.value, f.valueLength))

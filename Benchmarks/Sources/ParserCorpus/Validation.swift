@@ -4,8 +4,8 @@ import CourierHTTP1
 /// Startup cross-check: both parsers must parse every case completely and agree on the status,
 /// the fields (byte for byte) and the body length, and those must be what the corpus built.
 /// A mismatch stops the run before anything is measured.
-enum Validation {
-    static func run() {
+package enum Validation {
+    package static func run() {
         for testCase in Corpus.all {
             let courier: ParseResult
             let courierFields: [(name: [UInt8], value: [UInt8])]
@@ -63,7 +63,7 @@ enum Validation {
 }
 
 extension CourierDriver {
-    func parseTwice() throws -> ParseResult {
+    package func parseTwice() throws -> ParseResult {
         _ = try parseOnce()
         return try parseOnce()
     }
