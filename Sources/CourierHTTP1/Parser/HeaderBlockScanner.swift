@@ -218,7 +218,12 @@ struct HeaderBlockScanner: Sendable {
         while i < to, ByteClass.isToken(bytes[i]) { i &+= 1 }
         guard i < to, bytes[i] == UInt8(ascii: ":"), i > from else {
             if i < to, i > from, ByteClass.isWhitespace(bytes[i]) {
-                throw HTTPParserError(.whitespaceBeforeColon, offset: base &+ i)
+                // RFC 9112 §5.1: no whitespace between the name and the colon (a smuggling vector).
+                var j = i
+                while j < to, ByteClass.isWhitespace(bytes[j]) { j &+= 1 }
+                if j < to, bytes[j] == UInt8(ascii: ":") {
+                    throw HTTPParserError(.whitespaceBeforeColon, offset: base &+ i)
+                }
             }
             throw HTTPParserError(.invalidFieldName, offset: base &+ i)
         }
