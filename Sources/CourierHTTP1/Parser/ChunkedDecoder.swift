@@ -70,12 +70,8 @@ public struct ChunkedDecoder: Sendable {
             case .done:
                 return nil
             case .data(let remaining):
-                let available = buffer.readableBytes
-                guard available > 0 else { return nil }
-                let n = Int(Swift.min(remaining, UInt64(available)))
-                let piece = buffer.readSlice(count: n)
-                offset &+= n
-                let left = remaining &- UInt64(n)
+                guard let piece = buffer.readBodySlice(upTo: remaining, offset: &offset) else { return nil }
+                let left = remaining &- UInt64(piece.readableBytes)
                 state = left == 0 ? .dataCR : .data(remaining: left)
                 return .data(piece)
             case .trailers:
@@ -221,5 +217,18 @@ public struct ChunkedDecoder: Sendable {
             throw HTTPParserError(.chunkFlood, offset: offset)
         }
         state = .data(remaining: chunk)
+    }
+}
+
+extension ByteBuffer {
+    /// Removes up to `remaining` readable bytes from the front as a shared slice and advances the
+    /// stream `offset`; nil when nothing is readable.
+    @inline(__always)
+    mutating func readBodySlice(upTo remaining: UInt64, offset: inout Int) -> ByteBuffer? {
+        let available = readableBytes
+        guard available > 0 else { return nil }
+        let piece = readSlice(count: Int(Swift.min(remaining, UInt64(available))))
+        offset &+= piece.readableBytes
+        return piece
     }
 }

@@ -81,24 +81,16 @@ struct MessageParser: Sendable {
         case .head:
             return try parseHead(&buffer, role: role)
         case .fixed(let remaining):
-            let available = buffer.readableBytes
-            guard available > 0 else { return nil }
-            let n = Int(Swift.min(remaining, UInt64(available)))
-            let piece = buffer.readSlice(count: n)
-            offset &+= n
-            state = remaining == UInt64(n) ? .endPending : .fixed(remaining: remaining &- UInt64(n))
+            guard let piece = buffer.readBodySlice(upTo: remaining, offset: &offset) else { return nil }
+            let left = remaining &- UInt64(piece.readableBytes)
+            state = left == 0 ? .endPending : .fixed(remaining: left)
             return .body(piece)
         case .untilClose(let received):
-            let available = buffer.readableBytes
-            guard available > 0 else { return nil }
-            var n = available
-            if let max = configuration.maxBodyBytes {
-                guard received < max else { throw HTTPParserError(.bodyTooLarge, offset: offset) }
-                n = Int(Swift.min(UInt64(available), max &- received))
-            }
-            let piece = buffer.readSlice(count: n)
-            offset &+= n
-            state = .untilClose(received: received &+ UInt64(n))
+            guard buffer.readableBytes > 0 else { return nil }
+            let allowed = configuration.maxBodyBytes.map { $0 &- Swift.min($0, received) } ?? .max
+            guard allowed > 0 else { throw HTTPParserError(.bodyTooLarge, offset: offset) }
+            guard let piece = buffer.readBodySlice(upTo: allowed, offset: &offset) else { return nil }
+            state = .untilClose(received: received &+ UInt64(piece.readableBytes))
             return .body(piece)
         case .chunked:
             switch try chunked.next(&buffer, offset: &offset) {
@@ -176,10 +168,10 @@ struct MessageParser: Sendable {
             throw error
         case .upgraded:
             return nil
-        case .endPending:
+        case .endPending, .untilClose where buffer.readableBytes > 0:
+            // Deliver what is pending first; the close is seen on a later call.
             return try next(&buffer) { _ in .request }
         case .untilClose:
-            if buffer.readableBytes > 0 { return try next(&buffer) { _ in .request } }
             state = .head
             return .end(trailers: nil)
         case .head where isAtMessageBoundary && buffer.readableBytes == 0:
