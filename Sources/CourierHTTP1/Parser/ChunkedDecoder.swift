@@ -104,17 +104,32 @@ public struct ChunkedDecoder: Sendable {
     }
 
     /// Runs the byte-level states (size line, data CRLF) over the readable bytes. Returns whether
-    /// the state moved on to a state that is not byte-level, or bytes were consumed.
+    /// it reached a state that is not byte-level (data, trailers, done).
+    ///
+    /// The state and counters are copied into locals for the loop and written back after it, so
+    /// the per-byte work stays in registers.
     private mutating func consumeFraming(_ buffer: inout ByteBuffer, offset: inout Int) throws(HTTPParserError) -> Bool {
         let base = offset
+        var state = self.state
+        var digits = self.digits
+        var size = self.size
+        var extensionBytes = self.extensionBytes
+        let maxDigits = configuration.maxChunkSizeDigits
+        let maxExtension = configuration.maxChunkExtensionBytes
+        let allowBareLF = configuration.allowBareLF
         let used = try buffer.withUnsafeReadableBytes { (bytes) throws(HTTPParserError) -> Int in
             var i = 0
-            while i < bytes.count {
+            let count = bytes.count
+            while i < count {
                 let byte = bytes[i]
+                var lineEnded = false
                 switch state {
                 case .size:
                     if let v = ByteClass.hexValue(byte) {
-                        try addDigit(v, at: base &+ i)
+                        digits &+= 1
+                        guard digits <= maxDigits else { throw HTTPParserError(.chunkSizeTooManyDigits, offset: base &+ i) }
+                        guard size <= UInt64.max >> 4 else { throw HTTPParserError(.chunkSizeOverflow, offset: base &+ i) }
+                        size = size << 4 | UInt64(v)
                     } else if digits == 0 {
                         throw HTTPParserError(.invalidChunkSize, offset: base &+ i)
                     } else if byte == UInt8(ascii: "\r") {
@@ -123,10 +138,9 @@ public struct ChunkedDecoder: Sendable {
                         state = .sizeExtension
                     } else if ByteClass.isWhitespace(byte) {
                         state = .sizeWhitespace
-                    } else if byte == UInt8(ascii: "\n") && configuration.allowBareLF {
-                        try endSizeLine(at: base &+ i)
                     } else if byte == UInt8(ascii: "\n") {
-                        throw HTTPParserError(.bareLF, offset: base &+ i)
+                        guard allowBareLF else { throw HTTPParserError(.bareLF, offset: base &+ i) }
+                        lineEnded = true
                     } else {
                         throw HTTPParserError(.invalidChunkSize, offset: base &+ i)
                     }
@@ -141,11 +155,11 @@ public struct ChunkedDecoder: Sendable {
                     if byte == UInt8(ascii: "\r") {
                         state = .sizeLF
                     } else if byte == UInt8(ascii: "\n") {
-                        guard configuration.allowBareLF else { throw HTTPParserError(.bareLF, offset: base &+ i) }
-                        try endSizeLine(at: base &+ i)
+                        guard allowBareLF else { throw HTTPParserError(.bareLF, offset: base &+ i) }
+                        lineEnded = true
                     } else {
                         extensionBytes &+= 1
-                        guard extensionBytes <= configuration.maxChunkExtensionBytes else {
+                        guard extensionBytes <= maxExtension else {
                             throw HTTPParserError(.chunkExtensionTooLong, offset: base &+ i)
                         }
                         guard ByteClass.isFieldValue(byte) else {
@@ -154,11 +168,11 @@ public struct ChunkedDecoder: Sendable {
                     }
                 case .sizeLF:
                     guard byte == UInt8(ascii: "\n") else { throw HTTPParserError(.missingLF, offset: base &+ i) }
-                    try endSizeLine(at: base &+ i)
+                    lineEnded = true
                 case .dataCR:
                     if byte == UInt8(ascii: "\r") {
                         state = .dataLF
-                    } else if byte == UInt8(ascii: "\n") && configuration.allowBareLF {
+                    } else if byte == UInt8(ascii: "\n") && allowBareLF {
                         state = .size
                     } else {
                         throw HTTPParserError(.invalidChunkTerminator, offset: base &+ i)
@@ -172,11 +186,20 @@ public struct ChunkedDecoder: Sendable {
                     return i
                 }
                 i &+= 1
-                if case .data = state { return i }
-                if case .trailers = state { return i }
+                if lineEnded {
+                    state = try sizeLineEnded(chunk: size, at: base &+ i &- 1)
+                    digits = 0
+                    size = 0
+                    extensionBytes = 0
+                    return i
+                }
             }
             return i
         }
+        self.state = state
+        self.digits = digits
+        self.size = size
+        self.extensionBytes = extensionBytes
         buffer.moveReaderIndex(forwardBy: used)
         offset &+= used
         switch state {
@@ -185,26 +208,9 @@ public struct ChunkedDecoder: Sendable {
         }
     }
 
-    @inline(__always)
-    private mutating func addDigit(_ value: UInt8, at offset: Int) throws(HTTPParserError) {
-        digits &+= 1
-        guard digits <= configuration.maxChunkSizeDigits else {
-            throw HTTPParserError(.chunkSizeTooManyDigits, offset: offset)
-        }
-        guard size <= UInt64.max >> 4 else { throw HTTPParserError(.chunkSizeOverflow, offset: offset) }
-        size = size << 4 | UInt64(value)
-    }
-
-    /// The size line is complete: check the limits and move on to data or trailers.
-    private mutating func endSizeLine(at offset: Int) throws(HTTPParserError) {
-        let chunk = size
-        digits = 0
-        size = 0
-        extensionBytes = 0
-        if chunk == 0 {
-            state = .trailers
-            return
-        }
+    /// A size line is complete: check the limits and return the next state (data or trailers).
+    private mutating func sizeLineEnded(chunk: UInt64, at offset: Int) throws(HTTPParserError) -> State {
+        if chunk == 0 { return .trailers }
         chunkCount &+= 1
         let (total, overflow) = dataBytes.addingReportingOverflow(chunk)
         if overflow || (configuration.maxBodyBytes.map { total > $0 } ?? false) {
@@ -216,7 +222,7 @@ public struct ChunkedDecoder: Sendable {
         {
             throw HTTPParserError(.chunkFlood, offset: offset)
         }
-        state = .data(remaining: chunk)
+        return .data(remaining: chunk)
     }
 }
 

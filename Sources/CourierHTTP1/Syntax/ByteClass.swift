@@ -34,15 +34,14 @@ enum ByteClass {
         byte > 0x20 && byte != 0x7F
     }
 
-    /// The value of a hex digit, or nil.
+    /// The value of a hex digit, or nil (arithmetic, no range pattern matching on the hot path).
     @inlinable @inline(__always)
     static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte &- UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte &- UInt8(ascii: "a") &+ 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte &- UInt8(ascii: "A") &+ 10
-        default: return nil
-        }
+        let digit = byte &- UInt8(ascii: "0")
+        if digit < 10 { return digit }
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")
+        if letter < 6 { return letter &+ 10 }
+        return nil
     }
 
     /// ASCII lower-casing of one byte.
