@@ -85,6 +85,7 @@ public struct ChunkedDecoder: Sendable {
                 state = .done
                 return .end(trailers: trailers)
             default:
+                if try consumeSizeLineFast(&buffer, offset: &offset) { continue }
                 let progressed = try consumeFraming(&buffer, offset: &offset)
                 if !progressed { return nil }
             }
@@ -101,6 +102,44 @@ public struct ChunkedDecoder: Sendable {
         return try buffer.withUnsafeReadableBytes { (b) throws(HTTPParserError) -> Int? in
             try trailerScanner.scan(b, mutableBytes: nil, base: offset, configuration: configuration)
         }
+    }
+
+    /// The common case in one pass: `[CRLF after data] 1*HEXDIG CRLF` all present in the buffer,
+    /// with no extension. Anything else (too few bytes, extensions, errors) returns false without
+    /// consuming, and the byte-level machine handles it, so errors and offsets are the same.
+    @inline(__always)
+    private mutating func consumeSizeLineFast(_ buffer: inout ByteBuffer, offset: inout Int) throws(HTTPParserError) -> Bool {
+        let afterData: Bool
+        switch state {
+        case .dataCR: afterData = true
+        case .size where digits == 0: afterData = false
+        default: return false
+        }
+        // At most 16 digits here, so the size cannot overflow; longer sizes take the slow path.
+        let maxDigits = Swift.min(configuration.maxChunkSizeDigits, 16)
+        let scanned: (used: Int, size: UInt64)? = buffer.withUnsafeReadableBytes { bytes in
+            var i = 0
+            if afterData {
+                guard bytes.count >= 2, bytes[0] == UInt8(ascii: "\r"), bytes[1] == UInt8(ascii: "\n") else { return nil }
+                i = 2
+            }
+            let first = i
+            var size: UInt64 = 0
+            while i < bytes.count, i &- first < maxDigits, let v = ByteClass.hexValue(bytes[i]) {
+                size = size << 4 | UInt64(v)
+                i &+= 1
+            }
+            guard i > first, i &+ 1 < bytes.count, bytes[i] == UInt8(ascii: "\r"), bytes[i &+ 1] == UInt8(ascii: "\n") else {
+                return nil
+            }
+            return (i &+ 2, size)
+        }
+        guard let scanned else { return false }
+        let next = try sizeLineEnded(chunk: scanned.size, at: offset &+ scanned.used &- 1)
+        buffer.moveReaderIndex(forwardBy: scanned.used)
+        offset &+= scanned.used
+        state = next
+        return true
     }
 
     /// Runs the byte-level states (size line, data CRLF) over the readable bytes. Returns whether
