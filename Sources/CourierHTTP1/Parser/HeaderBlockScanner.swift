@@ -86,6 +86,18 @@ struct HeaderBlockScanner: Sendable {
         base: Int,
         configuration: HTTPParserConfiguration
     ) throws(HTTPParserError) -> Int? {
+        try ByteClass.table.withUnsafeBufferPointer { (table) throws(HTTPParserError) -> Int? in
+            try scanLines(bytes, mutableBytes: mutableBytes, base: base, configuration: configuration, table: table)
+        }
+    }
+
+    private mutating func scanLines(
+        _ bytes: UnsafeRawBufferPointer,
+        mutableBytes: UnsafeMutableRawBufferPointer?,
+        base: Int,
+        configuration: HTTPParserConfiguration,
+        table: UnsafeBufferPointer<UInt8>
+    ) throws(HTTPParserError) -> Int? {
         let limit = configuration.maxHeaderBytes
         let end = Swift.min(bytes.count, limit)
         guard let start = bytes.baseAddress else { return nil }
@@ -119,7 +131,7 @@ struct HeaderBlockScanner: Sendable {
                 guard fields.count < configuration.maxFieldCount else {
                     throw HTTPParserError(.tooManyFields, offset: base &+ lineStart)
                 }
-                try parseFieldLine(bytes, from: lineStart, to: contentEnd, base: base)
+                try parseFieldLine(bytes, from: lineStart, to: contentEnd, base: base, table: table)
             }
             previousContentEnd = contentEnd
             lineStart = next
@@ -211,28 +223,37 @@ struct HeaderBlockScanner: Sendable {
 
     // MARK: - Field lines
 
+    /// Parses `name ":" OWS value OWS` (RFC 9112 §5). `bytes[to]` is the line's CR or LF, which is
+    /// neither a tchar nor whitespace, so it stops the scanning loops without a bounds check.
+    @inline(__always)
     private mutating func parseFieldLine(
-        _ bytes: UnsafeRawBufferPointer, from: Int, to: Int, base: Int
+        _ bytes: UnsafeRawBufferPointer, from: Int, to: Int, base: Int, table: UnsafeBufferPointer<UInt8>
     ) throws(HTTPParserError) {
         var i = from
-        while i < to, ByteClass.isToken(bytes[i]) { i &+= 1 }
-        guard i < to, bytes[i] == UInt8(ascii: ":"), i > from else {
+        while table[Int(bytes[i])] & ByteClass.tokenFlag != 0 { i &+= 1 }
+        guard bytes[i] == UInt8(ascii: ":"), i > from, i < to else {
             if i < to, i > from, ByteClass.isWhitespace(bytes[i]) {
-                throw HTTPParserError(.whitespaceBeforeColon, offset: base &+ i)
+                // RFC 9112 §5.1: no whitespace between the name and the colon (a smuggling vector).
+                var j = i
+                while j < to, ByteClass.isWhitespace(bytes[j]) { j &+= 1 }
+                if j < to, bytes[j] == UInt8(ascii: ":") {
+                    throw HTTPParserError(.whitespaceBeforeColon, offset: base &+ i)
+                }
             }
             throw HTTPParserError(.invalidFieldName, offset: base &+ i)
         }
         let nameEnd = i
         i &+= 1
-        while i < to, ByteClass.isWhitespace(bytes[i]) { i &+= 1 }
-        var valueEnd = to
-        while valueEnd > i, ByteClass.isWhitespace(bytes[valueEnd &- 1]) { valueEnd &-= 1 }
-        if let bad = ByteClass.firstInvalidFieldValueByte(bytes, from: i, to: valueEnd) {
+        while table[Int(bytes[i])] & ByteClass.whitespaceFlag != 0 { i &+= 1 }
+        if let bad = ByteClass.firstInvalidFieldValueByte(bytes, from: i, to: to) {
             throw HTTPParserError(.invalidFieldValue, offset: base &+ bad)
         }
-        fields.append(HTTPFieldSpan(nameStart: from, nameLength: nameEnd &- from, valueStart: i, valueLength: valueEnd &- i))
-        if kind != .none {
-            try noteFraming(bytes, nameStart: from, nameLength: nameEnd &- from, valueStart: i, valueEnd: valueEnd, base: base)
+        var valueEnd = to
+        while valueEnd > i, ByteClass.isWhitespace(bytes[valueEnd &- 1]) { valueEnd &-= 1 }
+        let nameLength = nameEnd &- from
+        fields.append(HTTPFieldSpan(nameStart: from, nameLength: nameLength, valueStart: i, valueLength: valueEnd &- i))
+        if kind != .none && (nameLength == 10 || nameLength == 14 || nameLength == 17) {
+            try noteFraming(bytes, nameStart: from, nameLength: nameLength, valueStart: i, valueEnd: valueEnd, base: base)
         }
     }
 
