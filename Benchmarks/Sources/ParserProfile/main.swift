@@ -2,10 +2,17 @@
 // over with one parser and prints the time per response. No benchmark harness in the way.
 //
 //   .build/release/ParserProfile <typical|40headers|500chunks|gzip> <courier|llhttp|inflate> [responses]
+//   .build/release/ParserProfile sizes      (each case's response size in bytes, for results-table.py)
 import Foundation
 import ParserCorpus
 
 let arguments = CommandLine.arguments
+if arguments.count == 2 && arguments[1] == "sizes" {
+    for testCase in Corpus.all {
+        print("\(testCase.name)\t\(testCase.bytes.count)\t\(testCase.headerCount)\t\(testCase.bodyLength)")
+    }
+    exit(0)
+}
 guard arguments.count >= 3 else {
     print("usage: ParserProfile <typical|40headers|500chunks|gzip> <courier|llhttp|inflate> [responses]")
     exit(2)
