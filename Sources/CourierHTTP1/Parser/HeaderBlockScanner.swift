@@ -102,14 +102,28 @@ struct HeaderBlockScanner: Sendable {
         let end = Swift.min(bytes.count, limit)
         guard let start = bytes.baseAddress else { return nil }
         while true {
-            guard searchFrom < end,
-                let found = memchr(start + searchFrom, Int32(UInt8(ascii: "\n")), end &- searchFrom)
-            else {
-                searchFrom = Swift.max(searchFrom, end)
-                if bytes.count >= limit { throw HTTPParserError(.headerBlockTooLarge, offset: base &+ limit) }
-                return nil
+            let lf: Int
+            // Fast path, for a line not searched before: one vector pass finds its first control
+            // byte. When that is CR LF, the line is complete and has no control byte or DEL before
+            // its CR, so its field value needs no further check. Anything else (HTAB, bare LF, an
+            // incomplete line) takes the LF search below, once, so bytes are searched at most twice.
+            var lineIsClean = false
+            if searchFrom == lineStart, searchFrom < end,
+                let k = ByteClass.firstControlOrDEL(start, from: lineStart, to: end),
+                k &+ 1 < end, bytes[k] == UInt8(ascii: "\r"), bytes[k &+ 1] == UInt8(ascii: "\n")
+            {
+                lf = k &+ 1
+                lineIsClean = true
+            } else {
+                guard searchFrom < end,
+                    let found = memchr(start + searchFrom, Int32(UInt8(ascii: "\n")), end &- searchFrom)
+                else {
+                    searchFrom = Swift.max(searchFrom, end)
+                    if bytes.count >= limit { throw HTTPParserError(.headerBlockTooLarge, offset: base &+ limit) }
+                    return nil
+                }
+                lf = UnsafeRawPointer(found) - start
             }
-            let lf = UnsafeRawPointer(found) - start
             var contentEnd = lf
             if lf > lineStart && bytes[lf &- 1] == UInt8(ascii: "\r") {
                 contentEnd = lf &- 1
@@ -131,7 +145,7 @@ struct HeaderBlockScanner: Sendable {
                 guard fields.count < configuration.maxFieldCount else {
                     throw HTTPParserError(.tooManyFields, offset: base &+ lineStart)
                 }
-                try parseFieldLine(bytes, from: lineStart, to: contentEnd, base: base, table: table)
+                try parseFieldLine(bytes, from: lineStart, to: contentEnd, base: base, table: table, valueChecked: lineIsClean)
             }
             previousContentEnd = contentEnd
             lineStart = next
@@ -227,7 +241,8 @@ struct HeaderBlockScanner: Sendable {
     /// neither a tchar nor whitespace, so it stops the scanning loops without a bounds check.
     @inline(__always)
     private mutating func parseFieldLine(
-        _ bytes: UnsafeRawBufferPointer, from: Int, to: Int, base: Int, table: UnsafeBufferPointer<UInt8>
+        _ bytes: UnsafeRawBufferPointer, from: Int, to: Int, base: Int, table: UnsafeBufferPointer<UInt8>,
+        valueChecked: Bool
     ) throws(HTTPParserError) {
         var i = from
         while table[Int(bytes[i])] & ByteClass.tokenFlag != 0 { i &+= 1 }
@@ -245,7 +260,7 @@ struct HeaderBlockScanner: Sendable {
         let nameEnd = i
         i &+= 1
         while table[Int(bytes[i])] & ByteClass.whitespaceFlag != 0 { i &+= 1 }
-        if let bad = ByteClass.firstInvalidFieldValueByte(bytes, from: i, to: to) {
+        if !valueChecked, let bad = ByteClass.firstInvalidFieldValueByte(bytes, from: i, to: to) {
             throw HTTPParserError(.invalidFieldValue, offset: base &+ bad)
         }
         var valueEnd = to
