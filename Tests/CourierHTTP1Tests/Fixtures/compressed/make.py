@@ -49,4 +49,6 @@ write("text-members.gz", gz(text[:1000]) + gz(text[1000:]))  # two members, like
 write("empty.gz", gz(b""))
 write("text-x100.gz", gz(text * 100))
 write("lines-2MiB.gz", gz(lines(2 * 1024 * 1024)))
-write("zeros-10MiB.gz", gz(bytes(10 * 1024 * 1024)))
+zeros = gz(bytes(10 * 1024 * 1024))
+write("zeros-10MiB.gz", zeros)                # a decompression bomb, about 1000:1
+write("zeros-10MiB.gz.gz", gz(zeros))          # the same bomb inside a second gzip layer
