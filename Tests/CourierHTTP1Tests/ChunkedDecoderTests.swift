@@ -225,6 +225,35 @@ struct ChunkedDecoderTests {
         #expect(view[1].name.string == "x-two")
     }
 
+    @Test func trailerObsFoldWhenAllowed() {
+        var configuration = HTTPParserConfiguration()
+        configuration.allowObsFold = true
+        let input = bytes("1\r\nx\r\n0\r\nX-A: one\r\n  two\r\n\tthree\r\nX-B: b\r\n\r\n")
+        let outcome = expectSameForEveryFeeding(input) { runChunked($0, configuration: configuration) }
+        // Each CRLF of an obs-fold becomes two SP (RFC 9112 §5.2: "one or more SP"); the
+        // continuation lines keep their own leading whitespace.
+        #expect(outcome.trailers == ["X-A: one" + "  " + "  two" + "  " + "\tthree", "X-B: b"])
+        #expect(outcome.body == bytes("x") && outcome.error == nil && outcome.offset == input.count)
+    }
+
+    @Test func trailerViewSurvivesResetAndReuse() throws {
+        var decoder = ChunkedDecoder()
+        var buffer = ByteBuffer(string: "0\r\nX-First: 1\r\n\r\n")
+        var offset = 0
+        var first: HTTPHeaderView?
+        while let event = try decoder.next(&buffer, offset: &offset) {
+            if case .end(let t) = event { first = t }
+        }
+        decoder.reset()
+        buffer.writeString("0\r\nY: 2\r\nZ: 3\r\n\r\n")
+        var second: HTTPHeaderView?
+        while let event = try decoder.next(&buffer, offset: &offset) {
+            if case .end(let t) = event { second = t }
+        }
+        #expect(try trailerLines(#require(first)) == ["X-First: 1"])
+        #expect(try trailerLines(#require(second)) == ["Y: 2", "Z: 3"])
+    }
+
     @Test func trailerErrorsUseTheHeaderRules() {
         let badName = bytes("0\r\nBad Name: x\r\n\r\n")
         #expect(expectSameForEveryFeeding(badName) { runChunked($0) }.error?.code == .invalidFieldName)

@@ -91,6 +91,36 @@ struct RequestEncoderTests {
         #expect(try encoded(head, host: "h") == "GET / HTTP/1.0\r\nHost: h\r\n\r\n")
     }
 
+    @Test func versionsOtherThan10AreWrittenAndCheckedAs11() throws {
+        // The encoder writes HTTP/1.0 or HTTP/1.1 only. A head with another version goes out as
+        // HTTP/1.1, so it must meet HTTP/1.1's rules too: a Host is required, chunked is fine.
+        for version in [HTTPVersion(major: 1, minor: 2), HTTPVersion(major: 2, minor: 0), HTTPVersion(major: 0, minor: 9)] {
+            let head = HTTPRequestHead(method: .GET, target: .origin("/"), version: version)
+            #expect(refusal(head) == .missingHost, "\(version)")
+            #expect(try encoded(head, host: "h") == "GET / HTTP/1.1\r\nHost: h\r\n\r\n", "\(version)")
+            #expect(try encoded(head, host: "h", framing: .chunked) == "GET / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n", "\(version)")
+        }
+    }
+
+    @Test func methods() {
+        let known: [(HTTPMethod, String, Bool)] = [
+            (.GET, "GET", true), (.HEAD, "HEAD", true), (.PUT, "PUT", true), (.DELETE, "DELETE", true),
+            (.OPTIONS, "OPTIONS", true), (.TRACE, "TRACE", true),
+            (.POST, "POST", false), (.PATCH, "PATCH", false), (.CONNECT, "CONNECT", false),
+        ]
+        for (method, name, idempotent) in known {
+            #expect(method.rawValue == name)
+            #expect(method.description == name)
+            #expect(method.isIdempotent == idempotent, "\(name)")  // RFC 9110 §9.2.2
+            #expect(HTTPMethod(name) == method)
+        }
+        // Methods are case-sensitive (RFC 9110 §9.1): "get" is some other method.
+        #expect(HTTPMethod("get") != .GET)
+        #expect(HTTPMethod("get")?.isIdempotent == false)
+        #expect(HTTPMethod("") == nil)
+        #expect(HTTPMethod("GET /") == nil)
+    }
+
     @Test func extensionMethodIsWrittenAsGiven() throws {
         let method = try #require(HTTPMethod("PROPFIND"))
         let head = HTTPRequestHead(method: method, target: .origin("/dav"), headers: ["Depth": "1"])
