@@ -11,8 +11,8 @@ public struct ChunkedDecoder: Sendable {
     public enum Event: Sendable, Hashable {
         /// Decoded body bytes, sharing the read buffer's storage.
         case data(ByteBuffer)
-        /// The last chunk and trailer section were read; `trailers` is nil when there were none.
-        case end(trailers: HTTPHeaderView?)
+        /// The last chunk and trailer section were read; `trailers` is empty when there were none.
+        case end(trailers: HTTPHeaderView)
     }
 
     private enum State: Sendable {
@@ -77,9 +77,9 @@ public struct ChunkedDecoder: Sendable {
             case .trailers:
                 let complete = try scanTrailers(&buffer, offset: offset)
                 guard let length = complete else { return nil }
-                let trailers: HTTPHeaderView? =
+                let trailers =
                     trailerScanner.fields.isEmpty
-                    ? nil : HTTPHeaderView(block: buffer.slice(count: length), spans: trailerScanner.fields)
+                    ? HTTPHeaderView() : HTTPHeaderView(block: buffer.slice(count: length), spans: trailerScanner.fields)
                 buffer.moveReaderIndex(forwardBy: length)
                 offset &+= length
                 state = .done

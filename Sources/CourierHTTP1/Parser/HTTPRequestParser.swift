@@ -4,7 +4,7 @@ import CourierCore
 public enum HTTPRequestParserEvent: Sendable, Hashable {
     case head(HTTPRequestHeadView)
     case body(ByteBuffer)
-    case end(trailers: HTTPHeaderView?)
+    case end(trailers: HTTPHeaderView)
 }
 
 /// An incremental HTTP/1.1 request parser for Courier's loopback test and demo servers.
@@ -59,5 +59,5 @@ enum RequestRole: MessageRole {
     }
 
     static func body(_ bytes: ByteBuffer) -> HTTPRequestParserEvent { .body(bytes) }
-    static func end(_ trailers: HTTPHeaderView?) -> HTTPRequestParserEvent { .end(trailers: trailers) }
+    static func end(_ trailers: HTTPHeaderView) -> HTTPRequestParserEvent { .end(trailers: trailers) }
 }

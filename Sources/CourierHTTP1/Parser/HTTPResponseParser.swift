@@ -12,8 +12,8 @@ public enum HTTPResponseParserEvent: Sendable, Hashable {
     case switchingProtocols(HTTPResponseHead)
     /// Body bytes, after chunked decoding, sharing the read buffer's storage.
     case body(ByteBuffer)
-    /// The response is complete. Trailers are present only for a chunked body that had them.
-    case end(trailers: HTTPHeaderView?)
+    /// The response is complete. `trailers` is empty unless a chunked body had a trailer section.
+    case end(trailers: HTTPHeaderView)
 }
 
 /// An incremental HTTP/1.1 response parser (RFC 9112) that resumes at any byte boundary.
@@ -93,5 +93,5 @@ enum ResponseRole: MessageRole {
     }
 
     static func body(_ bytes: ByteBuffer) -> HTTPResponseParserEvent { .body(bytes) }
-    static func end(_ trailers: HTTPHeaderView?) -> HTTPResponseParserEvent { .end(trailers: trailers) }
+    static func end(_ trailers: HTTPHeaderView) -> HTTPResponseParserEvent { .end(trailers: trailers) }
 }

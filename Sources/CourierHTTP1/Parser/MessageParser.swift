@@ -13,7 +13,7 @@ protocol MessageRole {
         block: ByteBuffer, line: StartLine, fields: [HTTPFieldSpan], framing: BodyFraming, keepAlive: Bool
     ) -> (Event, HeadDisposition)
     static func body(_ bytes: ByteBuffer) -> Event
-    static func end(_ trailers: HTTPHeaderView?) -> Event
+    static func end(_ trailers: HTTPHeaderView) -> Event
 }
 
 /// What comes after a head.
@@ -113,7 +113,7 @@ struct MessageParser<Role: MessageRole>: Sendable {
         case .endPending:
             state = upgradeAfterEnd ? .upgraded : .head
             upgradeAfterEnd = false
-            return Role.end(nil)
+            return Role.end(HTTPHeaderView())
         case .untilClose(let received):
             guard buffer.readableBytes > 0 else { return nil }
             let allowed = configuration.maxBodyBytes.map { $0 &- Swift.min($0, received) } ?? .max
@@ -191,7 +191,7 @@ struct MessageParser<Role: MessageRole>: Sendable {
             return try next(&buffer, requestMethod: .other)
         case .untilClose:
             state = .head
-            return Role.end(nil)
+            return Role.end(HTTPHeaderView())
         case .head where isAtMessageBoundary && buffer.readableBytes == 0:
             return nil
         case .head, .fixed, .chunked:

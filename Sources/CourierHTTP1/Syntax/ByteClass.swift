@@ -85,4 +85,38 @@ enum ByteClass {
         let isDel = (x7f &- lows) & ~x7f & highs
         return below20 | isDel != 0
     }
+
+    /// Index of the first byte in `bytes[from..<to]` below 0x20 or equal to 0x7F, or nil.
+    ///
+    /// Eight bytes at a time. In each flagged word the lowest flagged byte is a true match (the
+    /// bit tricks can only misflag bytes above a real one), so the trailing-zero count finds it.
+    @inlinable
+    static func firstControlOrDEL(_ bytes: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        var i = from
+        while i &+ 8 <= to {
+            // Safe: i + 8 <= to <= bytes.count.
+            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let mask = controlOrDELMask(word)
+            if mask != 0 { return i &+ mask.trailingZeroBitCount &>> 3 }
+            i &+= 8
+        }
+        while i < to {
+            let b = bytes[i]
+            if b < 0x20 || b == 0x7F { return i }
+            i &+= 1
+        }
+        return nil
+    }
+
+    /// 0x80 in each byte lane of `word` that is below 0x20 or equal to 0x7F (lowest lane exact).
+    @inlinable @inline(__always)
+    static func controlOrDELMask(_ word: UInt64) -> UInt64 {
+        let lows: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let below20 = (word &- (lows &* 0x20)) & ~word & highs
+        let x7f = word ^ (lows &* 0x7F)
+        let isDel = (x7f &- lows) & ~x7f & highs
+        return below20 | isDel
+    }
 }
