@@ -26,9 +26,10 @@ public struct ByteBuffer: Sendable {
     /// The index one past the last readable byte; the first writable byte.
     @inlinable public var writerIndex: Int { _writerIndex }
 
-    /// Creates an empty buffer with at least `capacity` bytes of writable space.
+    /// Creates an empty buffer with at least `capacity` bytes of writable space. An empty buffer
+    /// with no capacity shares one static storage and allocates nothing until written to.
     public init(capacity: Int = 0) {
-        self._storage = _ByteBufferStorage(capacity: capacity)
+        self._storage = capacity == 0 ? _ByteBufferStorage.empty : _ByteBufferStorage(capacity: capacity)
         self._readerIndex = 0
         self._writerIndex = 0
     }
@@ -263,6 +264,10 @@ public struct ByteBuffer: Sendable {
 internal final class _ByteBufferStorage: @unchecked Sendable {
     @usableFromInline let bytes: UnsafeMutableRawPointer
     @usableFromInline let capacity: Int
+
+    /// Shared by every buffer created empty; never written to, because a write first checks
+    /// uniqueness, and this instance is always shared with the static reference.
+    @usableFromInline static let empty = _ByteBufferStorage(capacity: 0)
 
     @usableFromInline
     init(capacity: Int) {

@@ -34,15 +34,14 @@ enum ByteClass {
         byte > 0x20 && byte != 0x7F
     }
 
-    /// The value of a hex digit, or nil.
+    /// The value of a hex digit, or nil (arithmetic, no range pattern matching on the hot path).
     @inlinable @inline(__always)
     static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte &- UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte &- UInt8(ascii: "a") &+ 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte &- UInt8(ascii: "A") &+ 10
-        default: return nil
-        }
+        let digit = byte &- UInt8(ascii: "0")
+        if digit < 10 { return digit }
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")
+        if letter < 6 { return letter &+ 10 }
+        return nil
     }
 
     /// ASCII lower-casing of one byte.
@@ -54,27 +53,70 @@ enum ByteClass {
     /// Index of the first byte in `bytes[from..<to]` that is not a valid field-value byte, or nil.
     ///
     /// Eight bytes at a time (SWAR): a word is clean when it has no byte below 0x20 and no 0x7F;
-    /// only words that fail that test are checked byte by byte (HTAB is allowed).
+    /// only a word that fails that test is checked byte by byte (HTAB is allowed). A tail shorter
+    /// than a word is covered by one more load that overlaps bytes already checked.
     @inlinable
     static func firstInvalidFieldValueByte(_ bytes: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
+        guard let base = bytes.baseAddress, from < to else { return nil }
+        if to &- from < 8 {
+            for j in from..<to where !isFieldValue(bytes[j]) { return j }
+            return nil
+        }
+        var i = from
+        while true {
+            // Safe: i + 8 <= to <= bytes.count, so the unaligned load stays inside the buffer.
+            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            if wordHasControlOrDEL(word) {
+                for j in i..<(i &+ 8) where !isFieldValue(bytes[j]) { return j }
+            }
+            if i &+ 8 == to { return nil }
+            i = Swift.min(i &+ 8, to &- 8)
+        }
+    }
+
+    /// Whether any byte of `word` is below 0x20 or equal to 0x7F (exact for "any"; the classic
+    /// "has less than" and "has zero byte" bit tricks).
+    @inlinable @inline(__always)
+    static func wordHasControlOrDEL(_ word: UInt64) -> Bool {
+        let lows: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let below20 = (word &- (lows &* 0x20)) & ~word & highs
+        let x7f = word ^ (lows &* 0x7F)
+        let isDel = (x7f &- lows) & ~x7f & highs
+        return below20 | isDel != 0
+    }
+
+    /// Index of the first byte in `bytes[from..<to]` below 0x20 or equal to 0x7F, or nil.
+    ///
+    /// Eight bytes at a time. In each flagged word the lowest flagged byte is a true match (the
+    /// bit tricks can only misflag bytes above a real one), so the trailing-zero count finds it.
+    @inlinable
+    static func firstControlOrDEL(_ bytes: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
         var i = from
         while i &+ 8 <= to {
+            // Safe: i + 8 <= to <= bytes.count.
             let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let lows: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
-            let below20 = (word &- (lows &* 0x20)) & ~word & highs
-            let x7f = word ^ (lows &* 0x7F)
-            let isDel = (x7f &- lows) & ~x7f & highs
-            if below20 | isDel != 0 {
-                for j in i..<(i &+ 8) where !isFieldValue(bytes[j]) { return j }
-            }
+            let mask = controlOrDELMask(word)
+            if mask != 0 { return i &+ mask.trailingZeroBitCount &>> 3 }
             i &+= 8
         }
         while i < to {
-            if !isFieldValue(bytes[i]) { return i }
+            let b = bytes[i]
+            if b < 0x20 || b == 0x7F { return i }
             i &+= 1
         }
         return nil
+    }
+
+    /// 0x80 in each byte lane of `word` that is below 0x20 or equal to 0x7F (lowest lane exact).
+    @inlinable @inline(__always)
+    static func controlOrDELMask(_ word: UInt64) -> UInt64 {
+        let lows: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let below20 = (word &- (lows &* 0x20)) & ~word & highs
+        let x7f = word ^ (lows &* 0x7F)
+        let isDel = (x7f &- lows) & ~x7f & highs
+        return below20 | isDel
     }
 }

@@ -60,7 +60,7 @@ struct EventLog: Equatable, CustomStringConvertible {
         case .body(let b): body(b)
         case .end(let trailers):
             add("end")
-            if let trailers { fields("trailer", trailers) }
+            fields("trailer", trailers)
         }
     }
 
@@ -72,7 +72,7 @@ struct EventLog: Equatable, CustomStringConvertible {
         case .body(let b): body(b)
         case .end(let trailers):
             add("end")
-            if let trailers { fields("trailer", trailers) }
+            fields("trailer", trailers)
         }
     }
 }
