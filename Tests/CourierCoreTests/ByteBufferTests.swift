@@ -21,6 +21,31 @@ struct ByteBufferTests {
         #expect(buffer.byte(at: 0) == nil)
     }
 
+    @Test func emptyBuffersShareStorageUntilWritten() throws {
+        // Documented: an empty buffer allocates nothing; writing to one must leave the others.
+        var a = ByteBuffer()
+        let b = ByteBuffer()
+        #expect(readableBase(a) == readableBase(b))
+        a.writeString("a")
+        var c = ByteBuffer(capacity: 0)
+        c.withUnsafeMutableWritableBytes(minimumCapacity: 0) { region in
+            for i in region.indices { region[i] = 0xAA }
+            return region.count
+        }
+        #expect(readableBase(a) != readableBase(b))
+        #expect(a.readableBytesArray() == bytes("a"))
+        #expect(b.readableBytes == 0 && b.capacity == 0)
+        #expect(ByteBuffer().readableBytes == 0 && ByteBuffer().capacity == 0)
+        #expect(c.readableBytesArray().allSatisfy { $0 == 0xAA })
+        var d = ByteBuffer()
+        d.withUnsafeMutableReadableBytes { _ in }
+        d.compact()
+        d.clear()
+        d.writeString("d")
+        #expect(d.readableBytesArray() == bytes("d"))
+        #expect(ByteBuffer().readableBytes == 0)
+    }
+
     @Test func initialCapacityIsWritable() {
         let buffer = ByteBuffer(capacity: 100)
         #expect(buffer.capacity >= 100)

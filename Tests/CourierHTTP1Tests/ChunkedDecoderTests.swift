@@ -8,8 +8,8 @@ struct ChunkedOutcome: Equatable, CustomStringConvertible {
     var body: [UInt8] = []
     /// Whether the end event was returned.
     var ended = false
-    /// The trailer fields as `name: value`, or nil when the end event had none.
-    var trailers: [String]? = nil
+    /// The trailer fields as `name: value` (empty when the end event had none).
+    var trailers: [String] = []
     /// `offset` after the last call (left 0 after an error).
     var offset = 0
     /// What was left readable in the buffer after the last call (left empty after an error).
@@ -20,7 +20,7 @@ struct ChunkedOutcome: Equatable, CustomStringConvertible {
     var bookkeepingHeld = true
 
     var description: String {
-        "body \(Fixture.escape(body)) ended=\(ended) trailers=\(trailers ?? []) offset=\(offset) leftover=\(Fixture.escape(leftover)) error=\(error.map { "\($0)" } ?? "none") bookkeeping=\(bookkeepingHeld)"
+        "body \(Fixture.escape(body)) ended=\(ended) trailers=\(trailers) offset=\(offset) leftover=\(Fixture.escape(leftover)) error=\(error.map { "\($0)" } ?? "none") bookkeeping=\(bookkeepingHeld)"
     }
 }
 
@@ -52,7 +52,7 @@ func runChunked(_ decoder: inout ChunkedDecoder, _ pieces: [[UInt8]], start: Int
                 case .end(let trailers)?:
                     if outcome.ended { outcome.bookkeepingHeld = false }
                     outcome.ended = true
-                    outcome.trailers = trailers.map(trailerLines)
+                    outcome.trailers = trailerLines(trailers)
                     continue
                 }
                 break
@@ -107,7 +107,7 @@ struct ChunkedDecoderTests {
         let outcome = expectSameForEveryFeeding(input) { runChunked($0) }
         #expect(outcome.body == bytes("hello world"))
         #expect(outcome.ended)
-        #expect(outcome.trailers == nil)
+        #expect(outcome.trailers.isEmpty)
         #expect(outcome.offset == input.count)
         #expect(outcome.leftover.isEmpty)
         #expect(outcome.error == nil)
@@ -141,7 +141,7 @@ struct ChunkedDecoderTests {
         let input = bytes("0\r\n\r\n")
         let outcome = expectSameForEveryFeeding(input) { runChunked($0) }
         #expect(outcome.body.isEmpty)
-        #expect(outcome.ended && outcome.trailers == nil && outcome.error == nil && outcome.bookkeepingHeld)
+        #expect(outcome.ended && outcome.trailers.isEmpty && outcome.error == nil && outcome.bookkeepingHeld)
         #expect(outcome.offset == 5)
     }
 
@@ -212,6 +212,7 @@ struct ChunkedDecoderTests {
             if case .end(let t) = event { trailers = t }
         }
         let view = try #require(trailers)
+        #expect(buffer.readableBytesArray() == bytes("NEXT"))
         // The view shares the read buffer: overwrite and reuse the buffer, the view must not change.
         buffer.withUnsafeMutableReadableBytes { for i in $0.indices { $0[i] = UInt8(ascii: "!") } }
         buffer.moveReaderIndex(forwardBy: buffer.readableBytes)

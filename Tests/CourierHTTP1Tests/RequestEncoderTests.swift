@@ -491,10 +491,10 @@ struct ParsedRequest: Equatable, CustomStringConvertible {
     var version: HTTPVersion
     var headers: [String]
     var body: [UInt8] = []
-    var trailers: [String]? = nil
+    var trailers: [String] = []
 
     var description: String {
-        "\(method) \(target) \(version) \(headers) body=\(Fixture.escape(body)) trailers=\(trailers ?? [])"
+        "\(method) \(target) \(version) \(headers) body=\(Fixture.escape(body)) trailers=\(trailers)"
     }
 }
 
@@ -519,7 +519,7 @@ func parseRequests(_ pieces: [[UInt8]]) -> RoundTripOutcome {
                 case .body(let b):
                     outcome.requests[outcome.requests.count - 1].body += b.readableBytesArray()
                 case .end(let trailers):
-                    outcome.requests[outcome.requests.count - 1].trailers = trailers.map(trailerLines)
+                    outcome.requests[outcome.requests.count - 1].trailers = trailerLines(trailers)
                 }
             }
         }
