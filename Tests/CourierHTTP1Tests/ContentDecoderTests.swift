@@ -147,7 +147,7 @@ struct ContentDecoderTests {
         #expect(outcome == .success(expected))
     }
 
-    @Test func rawAndZlibDeflateAreTellApartByTheirFirstBytes() {
+    @Test func rawAndZlibDeflateAreToldApartByTheirFirstBytes() {
         // The detection must be independent of how the first two bytes arrive: the split@1
         // feeding hands them over in separate calls.
         let zlib = compressedFixture("text.zlib")
