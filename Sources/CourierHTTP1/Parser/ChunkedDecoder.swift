@@ -13,6 +13,8 @@ public struct ChunkedDecoder: Sendable {
         case data(ByteBuffer)
         /// The last chunk and trailer section were read; `trailers` is empty when there were none.
         case end(trailers: HTTPHeaderView)
+        /// More bytes are needed (or, after `end`, the decoder is done).
+        case needMoreData
     }
 
     private enum State: Sendable {
@@ -63,20 +65,20 @@ public struct ChunkedDecoder: Sendable {
     /// - Parameters:
     ///   - buffer: input; consumed bytes are removed from its front.
     ///   - offset: the stream offset of the buffer's first readable byte; advanced as bytes are consumed.
-    /// - Returns: the next event, or nil when more bytes are needed.
-    public mutating func next(_ buffer: inout ByteBuffer, offset: inout Int) throws(HTTPParserError) -> Event? {
+    /// - Returns: the next event, or ``Event/needMoreData``.
+    public mutating func next(_ buffer: inout ByteBuffer, offset: inout Int) throws(HTTPParserError) -> Event {
         while true {
             switch state {
             case .done:
-                return nil
+                return .needMoreData
             case .data(let remaining):
-                guard let piece = buffer.readBodySlice(upTo: remaining, offset: &offset) else { return nil }
+                guard let piece = buffer.readBodySlice(upTo: remaining, offset: &offset) else { return .needMoreData }
                 let left = remaining &- UInt64(piece.readableBytes)
                 state = left == 0 ? .dataCR : .data(remaining: left)
                 return .data(piece)
             case .trailers:
                 let complete = try scanTrailers(&buffer, offset: offset)
-                guard let length = complete else { return nil }
+                guard let length = complete else { return .needMoreData }
                 let trailers =
                     trailerScanner.fields.isEmpty
                     ? HTTPHeaderView() : HTTPHeaderView(block: buffer.slice(count: length), spans: trailerScanner.fields)
@@ -87,7 +89,7 @@ public struct ChunkedDecoder: Sendable {
             default:
                 if try consumeSizeLineFast(&buffer, offset: &offset) { continue }
                 let progressed = try consumeFraming(&buffer, offset: &offset)
-                if !progressed { return nil }
+                if !progressed { return .needMoreData }
             }
         }
     }

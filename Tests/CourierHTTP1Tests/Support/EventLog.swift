@@ -61,6 +61,8 @@ struct EventLog: Equatable, CustomStringConvertible {
         case .end(let trailers):
             add("end")
             fields("trailer", trailers)
+        case .needMoreData:
+            break
         }
     }
 
@@ -73,6 +75,8 @@ struct EventLog: Equatable, CustomStringConvertible {
         case .end(let trailers):
             add("end")
             fields("trailer", trailers)
+        case .needMoreData:
+            break
         }
     }
 }
@@ -89,11 +93,11 @@ func runResponseParser(_ fixture: Fixture, _ pieces: [[UInt8]]) -> EventLog {
         for piece in pieces {
             buffer.writeBytes(piece)
             fed += piece.count
-            while let event = try parser.next(&buffer) { log.response(event) }
+            while case let event = try parser.next(&buffer), event != .needMoreData { log.response(event) }
             precondition(parser.bytesConsumed <= fed)
         }
         if fixture.eof {
-            while let event = try parser.finish(&buffer) { log.response(event) }
+            while case let event = try parser.finish(&buffer), event != .needMoreData { log.response(event) }
         }
     } catch {
         log.error(error)
@@ -110,10 +114,10 @@ func runRequestParser(_ fixture: Fixture, _ pieces: [[UInt8]]) -> EventLog {
     do {
         for piece in pieces {
             buffer.writeBytes(piece)
-            while let event = try parser.next(&buffer) { log.request(event) }
+            while case let event = try parser.next(&buffer), event != .needMoreData { log.request(event) }
         }
         if fixture.eof {
-            while let event = try parser.finish(&buffer) { log.request(event) }
+            while case let event = try parser.finish(&buffer), event != .needMoreData { log.request(event) }
         }
     } catch {
         log.error(error)
