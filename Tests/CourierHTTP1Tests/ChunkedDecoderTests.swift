@@ -43,13 +43,13 @@ func runChunked(_ decoder: inout ChunkedDecoder, _ pieces: [[UInt8]], start: Int
                 let event = try decoder.next(&buffer, offset: &offset)
                 if offset - start != fed - buffer.readableBytes { outcome.bookkeepingHeld = false }
                 switch event {
-                case nil:
+                case .needMoreData:
                     break
-                case .data(let piece)?:
+                case .data(let piece):
                     if outcome.ended { outcome.bookkeepingHeld = false }
                     outcome.body += piece.readableBytesArray()
                     continue
-                case .end(let trailers)?:
+                case .end(let trailers):
                     if outcome.ended { outcome.bookkeepingHeld = false }
                     outcome.ended = true
                     outcome.trailers = trailerLines(trailers)
@@ -150,7 +150,7 @@ struct ChunkedDecoderTests {
         var buffer = ByteBuffer(string: "5\r\nhello\r\n")
         var offset = 0
         var pieces: [ByteBuffer] = []
-        while let event = try? decoder.next(&buffer, offset: &offset) {
+        while case let event? = try? decoder.next(&buffer, offset: &offset), event != .needMoreData {
             if case .data(let piece) = event { pieces.append(piece) }
         }
         buffer.writeString("5\r\nWORLD\r\n0\r\n\r\n")
@@ -208,7 +208,7 @@ struct ChunkedDecoderTests {
         var buffer = ByteBuffer(string: "0\r\nX-One: 1\r\nx-two: 2\r\nX-ONE: again\r\n\r\nNEXT")
         var offset = 0
         var trailers: HTTPHeaderView?
-        while let event = try decoder.next(&buffer, offset: &offset) {
+        while case let event = try decoder.next(&buffer, offset: &offset), event != .needMoreData {
             if case .end(let t) = event { trailers = t }
         }
         let view = try #require(trailers)
@@ -242,13 +242,13 @@ struct ChunkedDecoderTests {
         var buffer = ByteBuffer(string: "0\r\nX-First: 1\r\n\r\n")
         var offset = 0
         var first: HTTPHeaderView?
-        while let event = try decoder.next(&buffer, offset: &offset) {
+        while case let event = try decoder.next(&buffer, offset: &offset), event != .needMoreData {
             if case .end(let t) = event { first = t }
         }
         decoder.reset()
         buffer.writeString("0\r\nY: 2\r\nZ: 3\r\n\r\n")
         var second: HTTPHeaderView?
-        while let event = try decoder.next(&buffer, offset: &offset) {
+        while case let event = try decoder.next(&buffer, offset: &offset), event != .needMoreData {
             if case .end(let t) = event { second = t }
         }
         #expect(try trailerLines(#require(first)) == ["X-First: 1"])
@@ -315,11 +315,11 @@ struct ChunkedDecoderTests {
         var buffer = ByteBuffer(string: "0\r\n\r\n")
         var offset = 0
         #expect(!decoder.isDone)
-        while try decoder.next(&buffer, offset: &offset) != nil {}
+        while try decoder.next(&buffer, offset: &offset) != .needMoreData {}
         #expect(decoder.isDone)
         buffer.writeString("1\r\nx\r\n0\r\n\r\n")
         let event = try decoder.next(&buffer, offset: &offset)
-        #expect(event == nil)
+        #expect(event == .needMoreData)
         #expect(buffer.readableBytesArray() == bytes("1\r\nx\r\n0\r\n\r\n"))
         #expect(offset == 5)
     }
@@ -333,7 +333,7 @@ struct ChunkedDecoderTests {
         for byte in input {
             #expect(!decoder.isDone)
             buffer.writeByte(byte)
-            while let event = try decoder.next(&buffer, offset: &offset) {
+            while case let event = try decoder.next(&buffer, offset: &offset), event != .needMoreData {
                 if case .end = event { ended = true }
             }
             #expect(decoder.isDone == ended)

@@ -12,7 +12,7 @@ private func parseHead(_ pieces: [[UInt8]]) -> (head: HTTPResponseHead?, trailer
     do {
         for piece in pieces {
             buffer.writeBytes(piece)
-            while let event = try parser.next(&buffer) {
+            while case let event = try parser.next(&buffer), event != .needMoreData {
                 switch event {
                 case .head(let h): head = h
                 case .end(let t): trailers = t
@@ -156,7 +156,7 @@ struct HeaderViewTests {
         var buffer = ByteBuffer(string: Self.response)
         var owned = HTTPFields()
         var view = HTTPHeaderView()
-        while let event = try parser.next(&buffer) {
+        while case let event = try parser.next(&buffer), event != .needMoreData {
             if case .head(let h) = event {
                 view = h.headers
                 owned = h.headers.owned()
@@ -164,7 +164,7 @@ struct HeaderViewTests {
         }
         // Reuse the parser's buffer for a different response: neither copy may change.
         buffer.writeString("HTTP/1.1 204 No Content\r\nContent-Type: image/png\r\nX-Other: zzzzzzzzzzzzzzzzzz\r\n\r\n")
-        while try parser.next(&buffer) != nil {}
+        while try parser.next(&buffer) != .needMoreData {}
         buffer.writeString(String(repeating: "#", count: 300))
         var expected = HTTPFields()
         for (n, v) in [("Content-Type", "text/html; charset=utf-8"), ("Set-Cookie", "a=1"), ("set-cookie", "b=2"), ("X-Empty", ""),
@@ -242,7 +242,7 @@ struct HeaderViewTests {
             do {
                 for piece in pieces {
                     buffer.writeBytes(piece)
-                    while let event = try parser.next(&buffer) {
+                    while case let event = try parser.next(&buffer), event != .needMoreData {
                         if case .head(let h) = event { view = h.headers }
                     }
                 }

@@ -8,7 +8,7 @@ func parseResponseHead(_ text: String, method: HTTPMethod = .GET) throws -> HTTP
     var parser = HTTPResponseParser()
     parser.requestMethod = method
     var buffer = ByteBuffer(string: text)
-    while let event = try parser.next(&buffer) {
+    while case let event = try parser.next(&buffer), event != .needMoreData {
         if case .head(let head) = event { return head }
     }
     throw NoHead()
