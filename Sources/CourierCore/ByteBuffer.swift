@@ -192,6 +192,18 @@ public struct ByteBuffer: Sendable {
         return try body(UnsafeMutableRawBufferPointer(start: base.advanced(by: readerIndex), count: readableBytes))
     }
 
+    /// Like ``withUnsafeMutableReadableBytes(_:)``, but only when this buffer is the sole owner of
+    /// its storage; returns nil, without copying, when the storage is shared with a copy or slice.
+    @inlinable
+    public mutating func withUnsafeMutableReadableBytesIfUnique<R>(
+        _ body: (UnsafeMutableRawBufferPointer) -> R
+    ) -> R? {
+        guard isKnownUniquelyReferenced(&_storage) else { return nil }
+        // Safe: the storage is unique to `self` and the range is initialised.
+        let base = _storage.bytes
+        return body(UnsafeMutableRawBufferPointer(start: base.advanced(by: _readerIndex), count: readableBytes))
+    }
+
     // MARK: - Capacity
 
     /// Makes sure `count` bytes can be written, first by compacting, then by growing.

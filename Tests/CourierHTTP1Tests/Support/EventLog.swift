@@ -83,15 +83,20 @@ struct EventLog: Equatable, CustomStringConvertible {
 
 /// Feeds `pieces` to a fresh response parser and logs every event, the error if any, and what
 /// `finish` says when `eof` is set.
-func runResponseParser(_ fixture: Fixture, _ pieces: [[UInt8]]) -> EventLog {
+///
+/// With `sharingBuffer`, a copy of the buffer is kept alive while parsing, so its storage is
+/// shared and the parser cannot rewrite it (no chunks are joined in place).
+func runResponseParser(_ fixture: Fixture, _ pieces: [[UInt8]], sharingBuffer: Bool = false) -> EventLog {
     var parser = HTTPResponseParser(configuration: fixture.configuration)
     parser.requestMethod = fixture.method
     var buffer = ByteBuffer()
     var log = EventLog()
     var fed = 0
+    var keepAlive: [ByteBuffer] = []
     do {
         for piece in pieces {
             buffer.writeBytes(piece)
+            if sharingBuffer { keepAlive.append(buffer) }
             fed += piece.count
             while case let event = try parser.next(&buffer), event != .needMoreData { log.response(event) }
             precondition(parser.bytesConsumed <= fed)
@@ -103,6 +108,7 @@ func runResponseParser(_ fixture: Fixture, _ pieces: [[UInt8]]) -> EventLog {
         log.error(error)
     }
     log.flushBody()
+    withExtendedLifetime(keepAlive) {}
     return log
 }
 
