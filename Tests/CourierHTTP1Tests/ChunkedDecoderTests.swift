@@ -471,6 +471,47 @@ struct ChunkedDecoderTests {
         #expect(ok.error == nil && ok.body.count == 12)
     }
 
+    @Test func hugeChunkWithLittleDataBufferedWaits() {
+        // Sizes of 2^63 and more pass the default limits (16 digits, no body limit). With fewer
+        // than two data bytes buffered the decoder must wait for more, whatever the size.
+        for size in ["8000000000000000", "fffffffffffffffe", "FFFFFFFFFFFFFFFF", "7FFFFFFFFFFFFFFF"] {
+            for data in ["", "a", "ab", "abc"] {
+                let input = bytes(size + "\r\n" + data)
+                let outcome = expectSameForEveryFeeding(input) { runChunked($0) }
+                #expect(outcome.body == bytes(data), "\(size) + \(data.debugDescription)")
+                #expect(!outcome.ended && outcome.error == nil && outcome.bookkeepingHeld, "\(size) + \(data.debugDescription)")
+                #expect(outcome.offset == input.count && outcome.leftover.isEmpty, "\(size) + \(data.debugDescription)")
+            }
+        }
+    }
+
+    @Test func hugeChunkThroughTheResponseParser() {
+        let input = bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n8000000000000000\r\nx")
+        let log = expectSameForEveryFeeding(input) { pieces -> [String] in
+            var parser = HTTPResponseParser()
+            var buffer = ByteBuffer()
+            var lines: [String] = []
+            do {
+                for piece in pieces {
+                    buffer.writeBytes(piece)
+                    while case let event = try parser.next(&buffer), event != .needMoreData {
+                        switch event {
+                        case .head(let h): lines.append("head \(h.status)")
+                        case .body(let b): lines.append("body \(Fixture.escape(b.readableBytesArray()))")
+                        default: lines.append("other \(event)")
+                        }
+                    }
+                }
+            } catch {
+                lines.append("error \(error)")
+            }
+            // Body pieces depend on the feeding; their concatenation does not.
+            let body = lines.filter { $0.hasPrefix("body ") }.map { $0.dropFirst(5) }.joined()
+            return lines.filter { !$0.hasPrefix("body ") } + ["body \(body)"]
+        }
+        #expect(log == ["head 200", "body x"])
+    }
+
     @Test func truncatedBodyJustWaits() {
         // The decoder has no end-of-stream call: a cut-off body simply has not ended.
         let input = bytes("5\r\nhello\r\n3\r\nab")

@@ -164,7 +164,11 @@ public struct ChunkedDecoder: Sendable {
     /// so errors, offsets and the bytes delivered are the same as without joining. Returns nil
     /// (and changes nothing) when there is nothing to join or the buffer's storage is shared.
     private mutating func joinChunksInPlace(_ buffer: inout ByteBuffer, remaining: UInt64, offset: inout Int) -> ByteBuffer? {
-        guard remaining < UInt64(buffer.readableBytes) &- 2 else { return nil }
+        // The current chunk's data, its CRLF and at least one more byte must be buffered. Checked
+        // without wrapping: with fewer than two bytes, `readableBytes - 2` would wrap around and
+        // let a size of 2^63 or more through to the Int conversion below, which traps.
+        let readable = buffer.readableBytes
+        guard readable > 2, remaining < UInt64(readable &- 2) else { return nil }
         let first = Int(remaining)
         let maxDigits = fastPathDigits
         var chunks = 0
