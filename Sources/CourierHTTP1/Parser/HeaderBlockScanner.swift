@@ -184,6 +184,11 @@ struct HeaderBlockScanner: Sendable {
                     guard fields.count < configuration.maxFieldCount else {
                         throw HTTPParserError(.tooManyFields, offset: base &+ p)
                     }
+                    if let next = try plainFieldLine(bytes, start: p, end: end, base: base, table: table) {
+                        p = next
+                        lineStart = next
+                        continue
+                    }
                     phase = .name
                 }
 
@@ -251,6 +256,37 @@ struct HeaderBlockScanner: Sendable {
                 phase = .lineStart
             }
         }
+    }
+
+    /// The common case in one go: a whole `token ":" OWS value CRLF` line already in the buffer,
+    /// with no HTAB in the value. Returns the index after the LF, or nil (having changed nothing)
+    /// for anything else, which the phase machine then handles from the same line start, so
+    /// errors and offsets are the same either way.
+    @inline(__always)
+    private mutating func plainFieldLine(
+        _ bytes: UnsafeRawBufferPointer, start: Int, end: Int, base: Int, table: UnsafeBufferPointer<UInt8>
+    ) throws(HTTPParserError) -> Int? {
+        var i = start
+        while i &+ 4 <= end,
+            table[Int(bytes[i])] & table[Int(bytes[i &+ 1])] & table[Int(bytes[i &+ 2])] & table[Int(bytes[i &+ 3])]
+                & ByteClass.tokenFlag != 0
+        {
+            i &+= 4
+        }
+        while i < end, table[Int(bytes[i])] & ByteClass.tokenFlag != 0 { i &+= 1 }
+        guard i < end, i > start, bytes[i] == UInt8(ascii: ":") else { return nil }
+        let colon = i
+        i &+= 1
+        while i < end, ByteClass.isWhitespace(bytes[i]) { i &+= 1 }
+        guard let k = ByteClass.firstControlOrDEL(bytes, from: i, to: end), bytes[k] == UInt8(ascii: "\r"),
+            k &+ 1 < end, bytes[k &+ 1] == UInt8(ascii: "\n")
+        else { return nil }
+        lineStart = start
+        nameEnd = colon
+        valueStart = i
+        try endField(bytes, contentEnd: k, base: base)
+        previousContentEnd = k
+        return k &+ 2
     }
 
     /// A field line is complete: trim the value and record the spans (or extend the previous
