@@ -172,7 +172,13 @@ struct HeaderBlockScanner: Sendable {
                     guard allowBareLF else { throw HTTPParserError(.bareLF, offset: base &+ p) }
                     return p &+ 1
                 } else if ByteClass.isWhitespace(c) {
-                    guard configuration.allowObsFold, let mutableBytes, !fields.isEmpty else {
+                    // A continuation of a framing field is refused even when obs-fold is allowed:
+                    // framing was read from the field's first line, and the unfolded value would
+                    // disagree with it (RFC 9112 §5.2, §6.3).
+                    guard configuration.allowObsFold, let mutableBytes, let last = fields.last,
+                        kind == .none
+                            || Self.framingField(bytes, nameStart: Int(last.nameStart), nameLength: Int(last.nameLength)) == nil
+                    else {
                         throw HTTPParserError(.obsFold, offset: base &+ p)
                     }
                     // RFC 9112 §5.2: replace the obs-fold with SP and go on with the previous value.
@@ -183,6 +189,11 @@ struct HeaderBlockScanner: Sendable {
                 } else {
                     guard fields.count < configuration.maxFieldCount else {
                         throw HTTPParserError(.tooManyFields, offset: base &+ p)
+                    }
+                    if let next = try plainFieldLine(bytes, start: p, end: end, base: base, table: table) {
+                        p = next
+                        lineStart = next
+                        continue
                     }
                     phase = .name
                 }
@@ -253,6 +264,37 @@ struct HeaderBlockScanner: Sendable {
         }
     }
 
+    /// The common case in one go: a whole `token ":" OWS value CRLF` line already in the buffer,
+    /// with no HTAB in the value. Returns the index after the LF, or nil (having changed nothing)
+    /// for anything else, which the phase machine then handles from the same line start, so
+    /// errors and offsets are the same either way.
+    @inline(__always)
+    private mutating func plainFieldLine(
+        _ bytes: UnsafeRawBufferPointer, start: Int, end: Int, base: Int, table: UnsafeBufferPointer<UInt8>
+    ) throws(HTTPParserError) -> Int? {
+        var i = start
+        while i &+ 4 <= end,
+            table[Int(bytes[i])] & table[Int(bytes[i &+ 1])] & table[Int(bytes[i &+ 2])] & table[Int(bytes[i &+ 3])]
+                & ByteClass.tokenFlag != 0
+        {
+            i &+= 4
+        }
+        while i < end, table[Int(bytes[i])] & ByteClass.tokenFlag != 0 { i &+= 1 }
+        guard i < end, i > start, bytes[i] == UInt8(ascii: ":") else { return nil }
+        let colon = i
+        i &+= 1
+        while i < end, ByteClass.isWhitespace(bytes[i]) { i &+= 1 }
+        guard let k = ByteClass.firstControlOrDEL(bytes, from: i, to: end), bytes[k] == UInt8(ascii: "\r"),
+            k &+ 1 < end, bytes[k &+ 1] == UInt8(ascii: "\n")
+        else { return nil }
+        lineStart = start
+        nameEnd = colon
+        valueStart = i
+        try endField(bytes, contentEnd: k, base: base)
+        previousContentEnd = k
+        return k &+ 2
+    }
+
     /// A field line is complete: trim the value and record the spans (or extend the previous
     /// field's value after an obs-fold).
     @inline(__always)
@@ -274,7 +316,7 @@ struct HeaderBlockScanner: Sendable {
         let nameLength = nameEnd &- lineStart
         fields.append(
             HTTPFieldSpan(nameStart: lineStart, nameLength: nameLength, valueStart: valueStart, valueLength: valueEnd &- valueStart))
-        if kind != .none && (nameLength == 10 || nameLength == 14 || nameLength == 17) {
+        if kind != .none {
             try noteFraming(bytes, nameStart: lineStart, nameLength: nameLength, valueStart: valueStart, valueEnd: valueEnd, base: base)
         }
     }
@@ -392,23 +434,44 @@ struct HeaderBlockScanner: Sendable {
         bytes.baseAddress!.loadUnaligned(fromByteOffset: offset, as: UInt64.self) | 0x2020_2020_2020_2020
     }
 
+    /// The fields framing is read from (RFC 9112 §6, RFC 9110 §7.6.1).
+    private enum FramingField {
+        case contentLength, transferEncoding, connection
+    }
+
+    /// Which framing field a validated token name is, if any, compared eight bytes at a time.
+    @inline(__always)
+    private static func framingField(_ bytes: UnsafeRawBufferPointer, nameStart: Int, nameLength: Int) -> FramingField? {
+        guard nameLength == 10 || nameLength == 14 || nameLength == 17 else { return nil }
+        let first = foldedWord(bytes, nameStart)
+        switch nameLength {
+        case 14 where first == 0x2d74_6e65_746e_6f63 /* "content-" */
+            && foldedWord(bytes, nameStart &+ 6) == 0x6874_676e_656c_2d74 /* "t-length" */:
+            return .contentLength
+        case 17 where first == 0x7265_6673_6e61_7274 /* "transfer" */
+            && foldedWord(bytes, nameStart &+ 8) == 0x6e69_646f_636e_652d /* "-encodin" */
+            && foldedWord(bytes, nameStart &+ 9) == 0x676e_6964_6f63_6e65 /* "encoding" */:
+            return .transferEncoding
+        case 10 where first == 0x6974_6365_6e6e_6f63 /* "connecti" */
+            && foldedWord(bytes, nameStart &+ 2) == 0x6e6f_6974_6365_6e6e /* "nnection" */:
+            return .connection
+        default:
+            return nil
+        }
+    }
+
     private mutating func noteFraming(
         _ bytes: UnsafeRawBufferPointer, nameStart: Int, nameLength: Int, valueStart: Int, valueEnd: Int, base: Int
     ) throws(HTTPParserError) {
-        let first = Self.foldedWord(bytes, nameStart)
-        switch nameLength {
-        case 14 where first == 0x2d74_6e65_746e_6f63 /* "content-" */
-            && Self.foldedWord(bytes, nameStart &+ 6) == 0x6874_676e_656c_2d74 /* "t-length" */:
+        switch Self.framingField(bytes, nameStart: nameStart, nameLength: nameLength) {
+        case .contentLength?:
             try noteContentLength(bytes, from: valueStart, to: valueEnd, base: base)
-        case 17 where first == 0x7265_6673_6e61_7274 /* "transfer" */
-            && Self.foldedWord(bytes, nameStart &+ 8) == 0x6e69_646f_636e_652d /* "-encodin" */
-            && Self.foldedWord(bytes, nameStart &+ 9) == 0x676e_6964_6f63_6e65 /* "encoding" */:
+        case .transferEncoding?:
             if framing.transferEncodingOffset == nil { framing.transferEncodingOffset = base &+ nameStart }
             try noteTransferEncoding(bytes, from: valueStart, to: valueEnd, base: base)
-        case 10 where first == 0x6974_6365_6e6e_6f63 /* "connecti" */
-            && Self.foldedWord(bytes, nameStart &+ 2) == 0x6e6f_6974_6365_6e6e /* "nnection" */:
+        case .connection?:
             noteConnection(bytes, from: valueStart, to: valueEnd)
-        default:
+        case nil:
             break
         }
     }
