@@ -91,14 +91,15 @@ struct RequestEncoderTests {
         #expect(try encoded(head, host: "h") == "GET / HTTP/1.0\r\nHost: h\r\n\r\n")
     }
 
-    @Test func versionsOtherThan10AreWrittenAndCheckedAs11() throws {
-        // The encoder writes HTTP/1.0 or HTTP/1.1 only. A head with another version goes out as
-        // HTTP/1.1, so it must meet HTTP/1.1's rules too: a Host is required, chunked is fine.
+    @Test func versionsOtherThan10And11AreRefused() {
+        // Only HTTP/1.0 and HTTP/1.1 are written. Any other version is refused before anything
+        // else is looked at: with or without a Host, whatever the framing.
         for version in [HTTPVersion(major: 1, minor: 2), HTTPVersion(major: 2, minor: 0), HTTPVersion(major: 0, minor: 9)] {
             let head = HTTPRequestHead(method: .GET, target: .origin("/"), version: version)
-            #expect(refusal(head) == .missingHost, "\(version)")
-            #expect(try encoded(head, host: "h") == "GET / HTTP/1.1\r\nHost: h\r\n\r\n", "\(version)")
-            #expect(try encoded(head, host: "h", framing: .chunked) == "GET / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n", "\(version)")
+            #expect(refusal(head) == .unsupportedVersion, "\(version)")
+            #expect(refusal(head, host: "h") == .unsupportedVersion, "\(version)")
+            #expect(refusal(head, host: "h", framing: .chunked) == .unsupportedVersion, "\(version)")
+            #expect(refusal(head, host: "h", framing: .contentLength(3)) == .unsupportedVersion, "\(version)")
         }
     }
 

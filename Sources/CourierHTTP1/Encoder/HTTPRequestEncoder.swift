@@ -5,8 +5,7 @@ import CourierCore
 /// Every byte written comes from a validated value: fields are validated by ``HTTPFields``, and
 /// the target and Host are validated here, so no CR, LF or NUL from user input can reach the wire.
 public enum HTTPRequestEncoder {
-    /// Encodes a request head into `buffer`. A head whose version is not HTTP/1.0 is written, and
-    /// checked, as HTTP/1.1.
+    /// Encodes a request head into `buffer`.
     ///
     /// - Parameters:
     ///   - head: the request line and fields.
@@ -28,8 +27,7 @@ public enum HTTPRequestEncoder {
         let hostField = head.headers[first: "Host"] ?? host
         if let hostField {
             guard isValidHost(hostField) else { throw HTTPEncodingError(reason: .invalidHost, detail: hostField) }
-        } else if head.version != .http1_0 {
-            // Every version but 1.0 is written as HTTP/1.1 below, so HTTP/1.1's rules apply.
+        } else if head.version == .http1_1 {
             throw HTTPEncodingError(reason: .missingHost, detail: "no Host for \(head.target)")
         }
         let (addLength, addChunked) = try framingFieldsToAdd(head, framing)
@@ -155,7 +153,7 @@ public enum HTTPRequestEncoder {
             guard codings.isEmpty, lengths.allSatisfy({ $0 == String(n) }) else { throw conflict() }
             return (lengths.isEmpty ? n : nil, false)
         case .chunked:
-            guard head.version != .http1_0 else {
+            guard head.version == .http1_1 else {
                 throw HTTPEncodingError(reason: .chunkedRequiresHTTP11, detail: "\(head.method) \(head.target)")
             }
             guard lengths.isEmpty, codings.allSatisfy({ $0.caseInsensitiveEquals("chunked") }), codings.count <= 1 else {
