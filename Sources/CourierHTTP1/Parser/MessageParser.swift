@@ -187,10 +187,11 @@ struct MessageParser<Role: MessageRole>: Sendable {
             throw error
         case .upgraded:
             return Role.needMoreData
-        case .endPending, .untilClose where buffer.readableBytes > 0:
-            // Deliver what is pending first; the close is seen on a later call.
+        case .endPending:
+            // Deliver the pending end first; the close is seen on a later call.
             return try next(&buffer, requestMethod: .other)
         case .untilClose:
+            if buffer.readableBytes > 0 { return try next(&buffer, requestMethod: .other) }
             state = .head
             return Role.end(HTTPHeaderView())
         case .head where isAtMessageBoundary && buffer.readableBytes == 0:
