@@ -13,6 +13,14 @@ struct ParserFixtureTests {
         #expect(log.lines == fixture.expected, "\n\(log)")
     }
 
+    /// Chunks joined in place (unique buffer) and chunks delivered one by one (shared buffer)
+    /// give the same events, errors and offsets.
+    @Test("joining chunks in place changes nothing observable", arguments: responses.filter { $0.input.count < 400 })
+    func joinedChunks(_ fixture: Fixture) {
+        let log = expectSameForEveryFeeding(fixture.input) { runResponseParser(fixture, $0, sharingBuffer: true) }
+        #expect(log.lines == fixture.expected, "\n\(log)")
+    }
+
     @Test("request fixtures", arguments: requests)
     func request(_ fixture: Fixture) {
         let log = expectSameForEveryFeeding(fixture.input) { runRequestParser(fixture, $0) }

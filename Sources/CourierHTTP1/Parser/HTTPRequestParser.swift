@@ -4,7 +4,9 @@ import CourierCore
 public enum HTTPRequestParserEvent: Sendable, Hashable {
     case head(HTTPRequestHeadView)
     case body(ByteBuffer)
-    case end(trailers: HTTPHeaderView?)
+    case end(trailers: HTTPHeaderView)
+    /// Nothing more can be parsed until more bytes arrive.
+    case needMoreData
 }
 
 /// An incremental HTTP/1.1 request parser for Courier's loopback test and demo servers.
@@ -25,13 +27,13 @@ public struct HTTPRequestParser: Sendable {
     /// Whether the parser is between requests with no partial head seen.
     public var isAtMessageBoundary: Bool { core.isAtMessageBoundary }
 
-    /// Parses the next event from `buffer`, or returns nil when more bytes are needed.
-    public mutating func next(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPRequestParserEvent? {
+    /// Parses the next event from `buffer`, or returns ``HTTPRequestParserEvent/needMoreData``.
+    public mutating func next(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPRequestParserEvent {
         try core.next(&buffer, requestMethod: .other)
     }
 
     /// Tells the parser the peer closed the connection.
-    public mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPRequestParserEvent? {
+    public mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPRequestParserEvent {
         try core.finish(&buffer)
     }
 }
@@ -59,5 +61,6 @@ enum RequestRole: MessageRole {
     }
 
     static func body(_ bytes: ByteBuffer) -> HTTPRequestParserEvent { .body(bytes) }
-    static func end(_ trailers: HTTPHeaderView?) -> HTTPRequestParserEvent { .end(trailers: trailers) }
+    static func end(_ trailers: HTTPHeaderView) -> HTTPRequestParserEvent { .end(trailers: trailers) }
+    static var needMoreData: HTTPRequestParserEvent { .needMoreData }
 }

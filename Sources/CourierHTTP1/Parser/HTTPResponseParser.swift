@@ -12,8 +12,11 @@ public enum HTTPResponseParserEvent: Sendable, Hashable {
     case switchingProtocols(HTTPResponseHead)
     /// Body bytes, after chunked decoding, sharing the read buffer's storage.
     case body(ByteBuffer)
-    /// The response is complete. Trailers are present only for a chunked body that had them.
-    case end(trailers: HTTPHeaderView?)
+    /// The response is complete. `trailers` is empty unless a chunked body had a trailer section.
+    case end(trailers: HTTPHeaderView)
+    /// Nothing more can be parsed until more bytes arrive (or the stream ends: see
+    /// ``HTTPResponseParser/finish(_:)``).
+    case needMoreData
 }
 
 /// An incremental HTTP/1.1 response parser (RFC 9112) that resumes at any byte boundary.
@@ -57,8 +60,8 @@ public struct HTTPResponseParser: Sendable {
     /// Whether a 101 or a CONNECT tunnel ended HTTP/1.1 on this stream.
     public var isUpgraded: Bool { core.isUpgraded }
 
-    /// Parses the next event from `buffer`, or returns nil when more bytes are needed.
-    public mutating func next(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPResponseParserEvent? {
+    /// Parses the next event from `buffer`, or returns ``HTTPResponseParserEvent/needMoreData``.
+    public mutating func next(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPResponseParserEvent {
         try core.next(&buffer, requestMethod: methodKind)
     }
 
@@ -66,7 +69,7 @@ public struct HTTPResponseParser: Sendable {
     ///
     /// Ends a body delimited by close; throws ``HTTPParserError/Code/truncatedMessage`` when the
     /// close cuts a message short. Returns nil when the close came between messages.
-    public mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPResponseParserEvent? {
+    public mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPResponseParserEvent {
         try core.finish(&buffer)
     }
 }
@@ -93,5 +96,6 @@ enum ResponseRole: MessageRole {
     }
 
     static func body(_ bytes: ByteBuffer) -> HTTPResponseParserEvent { .body(bytes) }
-    static func end(_ trailers: HTTPHeaderView?) -> HTTPResponseParserEvent { .end(trailers: trailers) }
+    static func end(_ trailers: HTTPHeaderView) -> HTTPResponseParserEvent { .end(trailers: trailers) }
+    static var needMoreData: HTTPResponseParserEvent { .needMoreData }
 }

@@ -13,7 +13,8 @@ protocol MessageRole {
         block: ByteBuffer, line: StartLine, fields: [HTTPFieldSpan], framing: BodyFraming, keepAlive: Bool
     ) -> (Event, HeadDisposition)
     static func body(_ bytes: ByteBuffer) -> Event
-    static func end(_ trailers: HTTPHeaderView?) -> Event
+    static func end(_ trailers: HTTPHeaderView) -> Event
+    static var needMoreData: Event { get }
 }
 
 /// What comes after a head.
@@ -84,7 +85,7 @@ struct MessageParser<Role: MessageRole>: Sendable {
         return false
     }
 
-    mutating func next(_ buffer: inout ByteBuffer, requestMethod: RequestMethodKind) throws(HTTPParserError) -> Role.Event? {
+    mutating func next(_ buffer: inout ByteBuffer, requestMethod: RequestMethodKind) throws(HTTPParserError) -> Role.Event {
         do {
             return try step(&buffer, requestMethod: requestMethod)
         } catch {
@@ -93,18 +94,18 @@ struct MessageParser<Role: MessageRole>: Sendable {
         }
     }
 
-    private mutating func step(_ buffer: inout ByteBuffer, requestMethod: RequestMethodKind) throws(HTTPParserError) -> Role.Event? {
+    private mutating func step(_ buffer: inout ByteBuffer, requestMethod: RequestMethodKind) throws(HTTPParserError) -> Role.Event {
         switch state {
         case .chunked:
             switch try chunked.next(&buffer, offset: &offset) {
-            case nil: return nil
-            case .data(let piece)?: return Role.body(piece)
-            case .end(let trailers)?:
+            case .needMoreData: return Role.needMoreData
+            case .data(let piece): return Role.body(piece)
+            case .end(let trailers):
                 state = .head
                 return Role.end(trailers)
             }
         case .fixed(let remaining):
-            guard let piece = buffer.readBodySlice(upTo: remaining, offset: &offset) else { return nil }
+            guard let piece = buffer.readBodySlice(upTo: remaining, offset: &offset) else { return Role.needMoreData }
             let left = remaining &- UInt64(piece.readableBytes)
             state = left == 0 ? .endPending : .fixed(remaining: left)
             return Role.body(piece)
@@ -113,23 +114,23 @@ struct MessageParser<Role: MessageRole>: Sendable {
         case .endPending:
             state = upgradeAfterEnd ? .upgraded : .head
             upgradeAfterEnd = false
-            return Role.end(nil)
+            return Role.end(HTTPHeaderView())
         case .untilClose(let received):
-            guard buffer.readableBytes > 0 else { return nil }
+            guard buffer.readableBytes > 0 else { return Role.needMoreData }
             let allowed = configuration.maxBodyBytes.map { $0 &- Swift.min($0, received) } ?? .max
             guard allowed > 0 else { throw HTTPParserError(.bodyTooLarge, offset: offset) }
-            guard let piece = buffer.readBodySlice(upTo: allowed, offset: &offset) else { return nil }
+            guard let piece = buffer.readBodySlice(upTo: allowed, offset: &offset) else { return Role.needMoreData }
             state = .untilClose(received: received &+ UInt64(piece.readableBytes))
             return Role.body(piece)
         case .upgraded:
-            return nil
+            return Role.needMoreData
         case .failed(let error):
             throw error
         }
     }
 
-    private mutating func parseHead(_ buffer: inout ByteBuffer, requestMethod: RequestMethodKind) throws(HTTPParserError) -> Role.Event? {
-        guard buffer.readableBytes > 0 else { return nil }
+    private mutating func parseHead(_ buffer: inout ByteBuffer, requestMethod: RequestMethodKind) throws(HTTPParserError) -> Role.Event {
+        guard buffer.readableBytes > 0 else { return Role.needMoreData }
         if scannerHoldsLastHead {
             scanner.reset()
             scannerHoldsLastHead = false
@@ -146,7 +147,7 @@ struct MessageParser<Role: MessageRole>: Sendable {
                 try scanner.scan(b, mutableBytes: nil, base: base, configuration: configuration)
             }
         }
-        guard let length else { return nil }
+        guard let length else { return Role.needMoreData }
         let line = scanner.startLine
         let framing = try BodyFraming.decide(
             role: Role.framingRole(line, requestMethod: requestMethod), version: line.version,
@@ -180,20 +181,21 @@ struct MessageParser<Role: MessageRole>: Sendable {
 
     /// The peer closed the stream. Ends a close-delimited body; anything else mid-message is
     /// a truncation.
-    mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> Role.Event? {
+    mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> Role.Event {
         switch state {
         case .failed(let error):
             throw error
         case .upgraded:
-            return nil
-        case .endPending, .untilClose where buffer.readableBytes > 0:
-            // Deliver what is pending first; the close is seen on a later call.
+            return Role.needMoreData
+        case .endPending:
+            // Deliver the pending end first; the close is seen on a later call.
             return try next(&buffer, requestMethod: .other)
         case .untilClose:
+            if buffer.readableBytes > 0 { return try next(&buffer, requestMethod: .other) }
             state = .head
-            return Role.end(nil)
+            return Role.end(HTTPHeaderView())
         case .head where isAtMessageBoundary && buffer.readableBytes == 0:
-            return nil
+            return Role.needMoreData
         case .head, .fixed, .chunked:
             let error = HTTPParserError(.truncatedMessage, offset: offset &+ buffer.readableBytes)
             state = .failed(error)

@@ -86,59 +86,32 @@ enum ByteClass {
         return below20 | isDel != 0
     }
 
-    /// Index of the first byte in `[from, to)` below 0x20 or equal to 0x7F (a control byte,
-    /// including CR, LF and HTAB, or DEL), or nil.
+    /// Index of the first byte in `bytes[from..<to]` below 0x20 or equal to 0x7F, or nil.
     ///
-    /// Sixteen bytes at a time (SIMD), eight (SWAR) for short ranges. A field line has no such byte
-    /// before its CR, so this one pass finds the line's end and proves every byte before it is a
-    /// valid field-value byte (RFC 9110 §5.5). The SWAR bit tricks can flag bytes above a true match, never below one, so
-    /// the lowest flag is exact. The last vector or word may overlap bytes already checked; they
-    /// had no match, so the lowest flag in it is at or after the current position.
+    /// Eight bytes at a time. In each flagged word the lowest flagged byte is a true match (the
+    /// bit tricks can only misflag bytes above a real one), so the trailing-zero count finds it.
     @inlinable
-    static func firstControlOrDEL(_ base: UnsafeRawPointer, from: Int, to: Int) -> Int? {
+    static func firstControlOrDEL(_ bytes: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
         var i = from
-        #if _endian(little)
-        if to &- from >= 16 {
-            // Vector-vector comparisons: these lower to SSE2/NEON compares. (Comparing against a
-            // scalar, or `any(_:)`, goes lane by lane through generic code: keep this form.)
-            let space = SIMD16<UInt8>(repeating: 0x20)
-            let del = SIMD16<UInt8>(repeating: 0x7F)
-            while true {
-                // Safe: from <= i and i + 16 <= to, inside the caller's buffer.
-                let v = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-                let lanes = unsafeBitCast((v .< space) .| (v .== del), to: SIMD2<UInt64>.self)
-                if lanes[0] | lanes[1] != 0 {
-                    return lanes[0] != 0
-                        ? i &+ lanes[0].trailingZeroBitCount &>> 3
-                        : i &+ 8 &+ lanes[1].trailingZeroBitCount &>> 3
-                }
-                if i &+ 16 == to { return nil }
-                i = Swift.min(i &+ 16, to &- 16)
-            }
-        }
-        #endif
-        if to &- from >= 8 {
-            while true {
-                // Safe: from <= i and i + 8 <= to, inside the caller's buffer.
-                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                let bits = controlOrDELFlags(word)
-                if bits != 0 { return i &+ bits.trailingZeroBitCount &>> 3 }
-                if i &+ 8 == to { return nil }
-                i = Swift.min(i &+ 8, to &- 8)
-            }
+        while i &+ 8 <= to {
+            // Safe: i + 8 <= to <= bytes.count.
+            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let mask = controlOrDELMask(word)
+            if mask != 0 { return i &+ mask.trailingZeroBitCount &>> 3 }
+            i &+= 8
         }
         while i < to {
-            let byte = base.load(fromByteOffset: i, as: UInt8.self)
-            if byte < 0x20 || byte == 0x7F { return i }
+            let b = bytes[i]
+            if b < 0x20 || b == 0x7F { return i }
             i &+= 1
         }
         return nil
     }
 
-    /// The high bit of each byte of `word` that is below 0x20 or equal to 0x7F; bytes above the
-    /// lowest such byte may be flagged too.
+    /// 0x80 in each byte lane of `word` that is below 0x20 or equal to 0x7F (lowest lane exact).
     @inlinable @inline(__always)
-    static func controlOrDELFlags(_ word: UInt64) -> UInt64 {
+    static func controlOrDELMask(_ word: UInt64) -> UInt64 {
         let lows: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let below20 = (word &- (lows &* 0x20)) & ~word & highs

@@ -60,7 +60,9 @@ struct EventLog: Equatable, CustomStringConvertible {
         case .body(let b): body(b)
         case .end(let trailers):
             add("end")
-            if let trailers { fields("trailer", trailers) }
+            fields("trailer", trailers)
+        case .needMoreData:
+            break
         }
     }
 
@@ -72,33 +74,41 @@ struct EventLog: Equatable, CustomStringConvertible {
         case .body(let b): body(b)
         case .end(let trailers):
             add("end")
-            if let trailers { fields("trailer", trailers) }
+            fields("trailer", trailers)
+        case .needMoreData:
+            break
         }
     }
 }
 
 /// Feeds `pieces` to a fresh response parser and logs every event, the error if any, and what
 /// `finish` says when `eof` is set.
-func runResponseParser(_ fixture: Fixture, _ pieces: [[UInt8]]) -> EventLog {
+///
+/// With `sharingBuffer`, a copy of the buffer is kept alive while parsing, so its storage is
+/// shared and the parser cannot rewrite it (no chunks are joined in place).
+func runResponseParser(_ fixture: Fixture, _ pieces: [[UInt8]], sharingBuffer: Bool = false) -> EventLog {
     var parser = HTTPResponseParser(configuration: fixture.configuration)
     parser.requestMethod = fixture.method
     var buffer = ByteBuffer()
     var log = EventLog()
     var fed = 0
+    var keepAlive: [ByteBuffer] = []
     do {
         for piece in pieces {
             buffer.writeBytes(piece)
+            if sharingBuffer { keepAlive.append(buffer) }
             fed += piece.count
-            while let event = try parser.next(&buffer) { log.response(event) }
+            while case let event = try parser.next(&buffer), event != .needMoreData { log.response(event) }
             precondition(parser.bytesConsumed <= fed)
         }
         if fixture.eof {
-            while let event = try parser.finish(&buffer) { log.response(event) }
+            while case let event = try parser.finish(&buffer), event != .needMoreData { log.response(event) }
         }
     } catch {
         log.error(error)
     }
     log.flushBody()
+    withExtendedLifetime(keepAlive) {}
     return log
 }
 
@@ -110,10 +120,10 @@ func runRequestParser(_ fixture: Fixture, _ pieces: [[UInt8]]) -> EventLog {
     do {
         for piece in pieces {
             buffer.writeBytes(piece)
-            while let event = try parser.next(&buffer) { log.request(event) }
+            while case let event = try parser.next(&buffer), event != .needMoreData { log.request(event) }
         }
         if fixture.eof {
-            while let event = try parser.finish(&buffer) { log.request(event) }
+            while case let event = try parser.finish(&buffer), event != .needMoreData { log.request(event) }
         }
     } catch {
         log.error(error)

@@ -117,6 +117,11 @@ import Glibc
 #endif
 
 func readFile(_ path: String) -> String? {
+    readFileBytes(path).map { String(decoding: $0, as: UTF8.self) }
+}
+
+/// The bytes of a file, unchanged (for binary fixtures), or nil when it cannot be opened.
+func readFileBytes(_ path: String) -> [UInt8]? {
     guard let f = fopen(path, "rb") else { return nil }
     defer { fclose(f) }
     var bytes: [UInt8] = []
@@ -126,5 +131,5 @@ func readFile(_ path: String) -> String? {
         if n <= 0 { break }
         bytes += chunk[0..<n]
     }
-    return String(decoding: bytes, as: UTF8.self)
+    return bytes
 }
