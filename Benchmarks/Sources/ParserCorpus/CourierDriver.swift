@@ -55,8 +55,8 @@ package final class CourierDriver {
     static func parse(_ parser: inout HTTPResponseParser, _ source: ByteBuffer) throws(HTTPParserError) -> ParseResult {
         var buffer = source
         var r = ParseResult()
-        while let event = try parser.next(&buffer) {
-            switch event {
+        while true {
+            switch try parser.next(&buffer) {
             case .head(let head):
                 r.status = head.status
                 for field in head.headers {
@@ -68,11 +68,12 @@ package final class CourierDriver {
             case .end:
                 r.complete = true
                 return r
+            case .needMoreData:
+                return r  // the response was cut short; the startup check catches that
             case .informational, .switchingProtocols:
                 fatalError("unexpected interim response in the corpus")
             }
         }
-        return r
     }
 }
 
@@ -112,8 +113,8 @@ package final class CourierInflatingDriver {
         var buffer = source
         var r = ParseResult()
         var decoded = 0
-        while let event = try parser.next(&buffer) {
-            switch event {
+        while true {
+            switch try parser.next(&buffer) {
             case .head(let head):
                 r.status = head.status
                 for field in head.headers {
@@ -130,10 +131,11 @@ package final class CourierInflatingDriver {
                 try decoder.finish()
                 r.complete = true
                 return (r, decoded)
+            case .needMoreData:
+                return (r, decoded)
             case .informational, .switchingProtocols:
                 fatalError("unexpected interim response in the corpus")
             }
         }
-        return (r, decoded)
     }
 }

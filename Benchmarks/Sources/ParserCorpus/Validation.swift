@@ -53,12 +53,16 @@ package enum Validation {
     private static func fields(_ testCase: Case) throws -> [(name: [UInt8], value: [UInt8])] {
         var parser = HTTPResponseParser()
         var buffer = ByteBuffer(bytes: testCase.bytes)
-        while let event = try parser.next(&buffer) {
-            if case .head(let head) = event {
+        while true {
+            switch try parser.next(&buffer) {
+            case .head(let head):
                 return head.headers.map { ($0.name.buffer.readableBytesArray(), $0.value.buffer.readableBytesArray()) }
+            case .needMoreData:
+                return []
+            default:
+                continue
             }
         }
-        return []
     }
 }
 
