@@ -87,18 +87,24 @@ public struct HTTPHeaderField: Sendable, Hashable {
 /// Holding on to a view keeps the read buffer's storage alive, so a connection's buffer is copied
 /// on its next write while a view is alive: convert to owned ``HTTPFields`` to keep headers.
 public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
-    @usableFromInline let block: ByteBuffer
+    /// The head's bytes; nil for an empty view, so an empty view (every `end` without trailers)
+    /// retains nothing.
+    @usableFromInline let storedBlock: ByteBuffer?
     @usableFromInline let spans: [HTTPFieldSpan]
 
     @inlinable
     init(block: ByteBuffer, spans: [HTTPFieldSpan]) {
-        self.block = block
+        self.storedBlock = block
         self.spans = spans
     }
 
+    /// The bytes the spans point into.
+    @inlinable
+    var block: ByteBuffer { storedBlock ?? ByteBuffer() }
+
     /// An empty view.
     public init() {
-        self.block = ByteBuffer()
+        self.storedBlock = nil
         self.spans = []
     }
 

@@ -88,15 +88,38 @@ enum ByteClass {
 
     /// Index of the first byte in `bytes[from..<to]` below 0x20 or equal to 0x7F, or nil.
     ///
-    /// Eight bytes at a time. In each flagged word the lowest flagged byte is a true match (the
-    /// bit tricks can only misflag bytes above a real one), so the trailing-zero count finds it.
+    /// Sixteen bytes at a time (SIMD compares), eight (SWAR) for short ranges. A field line has
+    /// no such byte before its CR, so this one pass finds the line's end and proves the bytes
+    /// before it valid (RFC 9110 §5.5). The last vector or word may overlap bytes already checked;
+    /// they had no match, so the lowest flag is still at or after the current position. In a SWAR
+    /// word the bit tricks can misflag only bytes above a real match, so the lowest flag is exact.
     @inlinable
     static func firstControlOrDEL(_ bytes: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
         var i = from
+        #if _endian(little)
+        if to &- from >= 16 {
+            // Vector-vector compares lower to SSE2/NEON; comparing with a scalar or using `any`
+            // goes lane by lane through generic code, so keep this form.
+            let space = SIMD16<UInt8>(repeating: 0x20)
+            let del = SIMD16<UInt8>(repeating: 0x7F)
+            while true {
+                // Safe: from <= i and i + 16 <= to <= bytes.count.
+                let v = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                let lanes = unsafeBitCast((v .< space) .| (v .== del), to: SIMD2<UInt64>.self)
+                if lanes[0] | lanes[1] != 0 {
+                    return lanes[0] != 0
+                        ? i &+ lanes[0].trailingZeroBitCount &>> 3
+                        : i &+ 8 &+ lanes[1].trailingZeroBitCount &>> 3
+                }
+                if i &+ 16 == to { return nil }
+                i = Swift.min(i &+ 16, to &- 16)
+            }
+        }
+        #endif
         while i &+ 8 <= to {
             // Safe: i + 8 <= to <= bytes.count.
-            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             let mask = controlOrDELMask(word)
             if mask != 0 { return i &+ mask.trailingZeroBitCount &>> 3 }
             i &+= 8
