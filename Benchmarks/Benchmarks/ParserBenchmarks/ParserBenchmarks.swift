@@ -51,6 +51,19 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark("time \(testCase.name) llhttp", configuration: time) { benchmark in
             blackHole(llhttp.run(benchmark.scaledIterations))
         }
+        // Received: both copy the response into a read buffer first, as from a socket.
+        let courierR = CourierDriver(testCase, receive: true)
+        Benchmark("time \(testCase.name) Courier received", configuration: time) { benchmark in
+            blackHole(courierR.run(benchmark.scaledIterations))
+        }
+        let llhttpR = LLHTTPDriver(testCase, receive: true)
+        Benchmark("time \(testCase.name) llhttp received", configuration: time) { benchmark in
+            blackHole(llhttpR.run(benchmark.scaledIterations))
+        }
+        let courierRM = CourierDriver(testCase, receive: true)
+        Benchmark("malloc \(testCase.name) Courier received", configuration: malloc) { benchmark in
+            blackHole(courierRM.run(benchmark.scaledIterations))
+        }
         let courierM = CourierDriver(testCase)
         Benchmark("malloc \(testCase.name) Courier", configuration: malloc) { benchmark in
             blackHole(courierM.run(benchmark.scaledIterations))

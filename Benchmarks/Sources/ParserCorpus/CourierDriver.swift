@@ -18,19 +18,33 @@ package struct ParseResult: Equatable, CustomStringConvertible {
 /// Drives Courier's ``HTTPResponseParser`` over one response, again and again, with one parser
 /// instance (steady state: the parser's field array keeps its capacity).
 ///
-/// Each parse starts from a copy of `source`, which shares its storage (a retain, no copy of the
-/// bytes), the way llhttp is handed a pointer to bytes already in memory.
+/// Two ways to hand it the bytes:
+/// - in place (`receive: false`): each parse starts from a copy of `source`, which shares its
+///   storage (a retain, no copy of the bytes), the way llhttp is handed a pointer to bytes
+///   already in memory. The parser cannot write to shared storage, so chunks are not joined.
+/// - received (`receive: true`): each parse first copies the response into a buffer the driver
+///   owns and reuses, as a socket read fills a connection's read buffer; then it parses that.
+///   The llhttp driver's received mode does the same copy.
 package final class CourierDriver {
     private var parser = HTTPResponseParser()
     private let source: ByteBuffer
+    private let receive: Bool
+    private var readBuffer: ByteBuffer
 
-    package init(_ testCase: Case) {
+    package init(_ testCase: Case, receive: Bool = false) {
         source = ByteBuffer(bytes: testCase.bytes)
+        self.receive = receive
+        readBuffer = ByteBuffer(capacity: testCase.bytes.count)
     }
 
     /// Parses the response once per element of `iterations`.
     package func run(_ iterations: Range<Int>) -> Int {
-        Self.loop(&parser, source, iterations)
+        if !receive { return Self.loop(&parser, source, iterations) }
+        // Move the read buffer out of the class so it stays uniquely owned while parsing.
+        var buffer = ByteBuffer()
+        swap(&buffer, &readBuffer)
+        defer { swap(&buffer, &readBuffer) }
+        return Self.receiveLoop(&parser, source, &buffer, iterations)
     }
 
     package func parseOnce() throws -> ParseResult {
@@ -50,10 +64,32 @@ package final class CourierDriver {
         return sum
     }
 
+    private static func receiveLoop(
+        _ parser: inout HTTPResponseParser, _ source: ByteBuffer, _ buffer: inout ByteBuffer, _ iterations: Range<Int>
+    ) -> Int {
+        var sum = 0
+        for _ in iterations {
+            buffer.clear()
+            source.withUnsafeReadableBytes { buffer.writeBytes($0) }
+            do {
+                let r = try drain(&parser, &buffer)
+                sum &+= r.bodyBytes &+ r.headerBytes
+            } catch {
+                fatalError("Courier failed to parse: \(error)")
+            }
+        }
+        return sum
+    }
+
     /// Drains the events of one response: touches every field's name and value, counts body bytes.
     @inline(never)
     static func parse(_ parser: inout HTTPResponseParser, _ source: ByteBuffer) throws(HTTPParserError) -> ParseResult {
         var buffer = source
+        return try drain(&parser, &buffer)
+    }
+
+    @inline(never)
+    static func drain(_ parser: inout HTTPResponseParser, _ buffer: inout ByteBuffer) throws(HTTPParserError) -> ParseResult {
         var r = ParseResult()
         while true {
             switch try parser.next(&buffer) {

@@ -35,12 +35,16 @@ package final class LLHTTPDriver {
     private let state: UnsafeMutablePointer<LLHTTPState>
     private let fields: UnsafeMutablePointer<LLHTTPField>
     private let bytes: UnsafeMutableRawBufferPointer
+    /// Received mode: each parse first copies `bytes` here, as a socket read would (see
+    /// ``CourierDriver``), and llhttp parses this copy.
+    private let readBuffer: UnsafeMutableRawBufferPointer?
 
     static let fieldCapacity = 256
 
-    package init(_ testCase: Case) {
+    package init(_ testCase: Case, receive: Bool = false) {
         bytes = .allocate(byteCount: testCase.bytes.count, alignment: 16)
         bytes.copyBytes(from: testCase.bytes)
+        readBuffer = receive ? .allocate(byteCount: testCase.bytes.count, alignment: 16) : nil
         fields = .allocate(capacity: Self.fieldCapacity)
         fields.initialize(repeating: LLHTTPField(), count: Self.fieldCapacity)
         state = .allocate(capacity: 1)
@@ -111,6 +115,7 @@ package final class LLHTTPDriver {
         fields.deinitialize(count: Self.fieldCapacity)
         fields.deallocate()
         bytes.deallocate()
+        readBuffer?.deallocate()
     }
 
     @inline(__always)
@@ -121,6 +126,14 @@ package final class LLHTTPDriver {
     /// Parses the response once per element of `iterations`.
     package func run(_ iterations: Range<Int>) -> Int {
         var sum = 0
+        if let readBuffer {
+            for _ in iterations {
+                readBuffer.copyMemory(from: UnsafeRawBufferPointer(bytes))
+                let r = Self.parse(parser, state, UnsafeRawBufferPointer(readBuffer))
+                sum &+= r.bodyBytes &+ r.headerBytes
+            }
+            return sum
+        }
         for _ in iterations {
             let r = Self.parse(parser, state, UnsafeRawBufferPointer(bytes))
             sum &+= r.bodyBytes &+ r.headerBytes

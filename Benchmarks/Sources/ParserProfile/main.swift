@@ -1,7 +1,7 @@
 // A plain driver for profilers (perf, valgrind --tool=callgrind): parses one corpus case over and
 // over with one parser and prints the time per response. No benchmark harness in the way.
 //
-//   .build/release/ParserProfile <typical|40headers|500chunks|gzip> <courier|llhttp|inflate> [responses]
+//   .build/release/ParserProfile <typical|40headers|500chunks|gzip> <courier|llhttp|courier-received|llhttp-received|inflate> [responses]
 //   .build/release/ParserProfile sizes      (each case's response size in bytes, for results-table.py)
 import Foundation
 import ParserCorpus
@@ -14,7 +14,7 @@ if arguments.count == 2 && arguments[1] == "sizes" {
     exit(0)
 }
 guard arguments.count >= 3 else {
-    print("usage: ParserProfile <typical|40headers|500chunks|gzip> <courier|llhttp|inflate> [responses]")
+    print("usage: ParserProfile <typical|40headers|500chunks|gzip> <courier|llhttp|courier-received|llhttp-received|inflate> [responses]")
     exit(2)
 }
 let cases: [String: Case] = [
@@ -29,6 +29,8 @@ let run: (Range<Int>) -> Int
 switch arguments[2] {
 case "courier": run = CourierDriver(testCase).run
 case "llhttp": run = LLHTTPDriver(testCase).run
+case "courier-received": run = CourierDriver(testCase, receive: true).run
+case "llhttp-received": run = LLHTTPDriver(testCase, receive: true).run
 case "inflate": run = CourierInflatingDriver(testCase).run
 default: print("unknown parser \(arguments[2])"); exit(2)
 }

@@ -386,9 +386,8 @@ struct HeaderBlockScanner: Sendable {
         }
         guard bytes[i] == UInt8(ascii: " ") else { throw HTTPParserError(.invalidStatusCode, offset: base &+ i) }
         i &+= 1
-        if let bad = ByteClass.firstInvalidFieldValueByte(bytes, from: i, to: to) {
-            throw HTTPParserError(.invalidReasonPhrase, offset: base &+ bad)
-        }
+        // The reason phrase needs no check here: the scan that found this line's end stopped at
+        // the first control byte or DEL other than HTAB, so the bytes before `to` are all valid.
         startLine.reasonStart = i
         startLine.reasonLength = to &- i
     }

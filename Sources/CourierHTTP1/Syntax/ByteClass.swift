@@ -50,42 +50,6 @@ enum ByteClass {
         byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
     }
 
-    /// Index of the first byte in `bytes[from..<to]` that is not a valid field-value byte, or nil.
-    ///
-    /// Eight bytes at a time (SWAR): a word is clean when it has no byte below 0x20 and no 0x7F;
-    /// only a word that fails that test is checked byte by byte (HTAB is allowed). A tail shorter
-    /// than a word is covered by one more load that overlaps bytes already checked.
-    @inlinable
-    static func firstInvalidFieldValueByte(_ bytes: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
-        guard let base = bytes.baseAddress, from < to else { return nil }
-        if to &- from < 8 {
-            for j in from..<to where !isFieldValue(bytes[j]) { return j }
-            return nil
-        }
-        var i = from
-        while true {
-            // Safe: i + 8 <= to <= bytes.count, so the unaligned load stays inside the buffer.
-            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            if wordHasControlOrDEL(word) {
-                for j in i..<(i &+ 8) where !isFieldValue(bytes[j]) { return j }
-            }
-            if i &+ 8 == to { return nil }
-            i = Swift.min(i &+ 8, to &- 8)
-        }
-    }
-
-    /// Whether any byte of `word` is below 0x20 or equal to 0x7F (exact for "any"; the classic
-    /// "has less than" and "has zero byte" bit tricks).
-    @inlinable @inline(__always)
-    static func wordHasControlOrDEL(_ word: UInt64) -> Bool {
-        let lows: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let below20 = (word &- (lows &* 0x20)) & ~word & highs
-        let x7f = word ^ (lows &* 0x7F)
-        let isDel = (x7f &- lows) & ~x7f & highs
-        return below20 | isDel != 0
-    }
-
     /// Index of the first byte in `bytes[from..<to]` below 0x20 or equal to 0x7F, or nil.
     ///
     /// Sixteen bytes at a time (SIMD compares), eight (SWAR) for short ranges. A field line has
