@@ -98,8 +98,7 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
         self.spans = spans
     }
 
-    /// The bytes the spans point into.
-    @inlinable
+    /// The bytes the spans point into (empty for the empty view).
     var block: ByteBuffer { storedBlock ?? ByteBuffer() }
 
     /// An empty view.
@@ -114,6 +113,9 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
     @inlinable
     public subscript(position: Int) -> HTTPHeaderField {
         let span = spans[position]
+        // Only the empty view has no bytes, and it has no spans either, so a valid position
+        // means the bytes are there.
+        let block = storedBlock.unsafelyUnwrapped
         return HTTPHeaderField(
             name: HTTPBytes(block.slice(offset: Int(span.nameStart), count: Int(span.nameLength))),
             value: HTTPBytes(block.slice(offset: Int(span.valueStart), count: Int(span.valueLength)))
@@ -129,7 +131,8 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
     public func firstIndex(named name: String) -> Int? {
         var name = name
         return name.withUTF8 { wanted in
-            block.withUnsafeReadableBytes { bytes in
+            guard let block = storedBlock else { return nil }
+            return block.withUnsafeReadableBytes { bytes in
                 for (i, span) in spans.enumerated() {
                     let n = UnsafeRawBufferPointer(rebasing: bytes[Int(span.nameStart)..<Int(span.nameStart + span.nameLength)])
                     if HTTPBytes.equalsCaseInsensitive(n, UnsafeRawBufferPointer(wanted)) { return i }
