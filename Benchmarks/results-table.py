@@ -72,22 +72,23 @@ def fmt_mallocs(m):
     return "%s (max %s)" % (fmt_int(total), fmt_int(worst))
 
 
-print("| case | Courier resp/s | llhttp resp/s | ratio | Courier MB/s | llhttp MB/s | Courier mallocs/resp | llhttp mallocs/resp |")
-print("|:--|--:|--:|--:|--:|--:|--:|--:|")
+print("| case | mode | Courier resp/s | llhttp resp/s | ratio | Courier MB/s | llhttp MB/s | Courier mallocs/resp | llhttp mallocs/resp |")
+print("|:--|:--|--:|--:|--:|--:|--:|--:|--:|")
 for case in ["typical", "40 headers", "500 chunks", "gzip"]:
-    c_ns, l_ns = ns("time %s Courier" % case), ns("time %s llhttp" % case)
-    if c_ns is None or l_ns is None:
-        continue
-    c_rps, l_rps = 1e9 / c_ns, 1e9 / l_ns
-    size = sizes[case]
-    print("| %s (%s B) | %s | %s | %.2f | %s | %s | %s | %s |" % (
-        case, fmt_int(size), fmt_int(c_rps), fmt_int(l_rps), c_rps / l_rps,
-        fmt_int(c_rps * size / 1e6), fmt_int(l_rps * size / 1e6),
-        fmt_mallocs(mallocs("malloc %s Courier" % case)), fmt_mallocs(mallocs("malloc %s llhttp" % case))))
+    for mode, suffix in [("in place", ""), ("received", " received")]:
+        c_ns, l_ns = ns("time %s Courier%s" % (case, suffix)), ns("time %s llhttp%s" % (case, suffix))
+        if c_ns is None or l_ns is None:
+            continue
+        c_rps, l_rps = 1e9 / c_ns, 1e9 / l_ns
+        size = sizes[case]
+        print("| %s (%s B) | %s | %s | %s | %.2f | %s | %s | %s | %s |" % (
+            case, fmt_int(size), mode, fmt_int(c_rps), fmt_int(l_rps), c_rps / l_rps,
+            fmt_int(c_rps * size / 1e6), fmt_int(l_rps * size / 1e6),
+            fmt_mallocs(mallocs("malloc %s Courier%s" % (case, suffix))), fmt_mallocs(mallocs("malloc %s llhttp" % case))))
 i_ns = ns("time gzip+inflate Courier-only")
 if i_ns is not None:
     size = sizes["gzip"]
-    print("| gzip+inflate, Courier only (%s B) | %s | — | — | %s | — | %s | — |" % (
+    print("| gzip+inflate, Courier only (%s B) | in place | %s | — | — | %s | — | %s | — |" % (
         fmt_int(size), fmt_int(1e9 / i_ns), fmt_int(1e9 / i_ns * size / 1e6),
         fmt_mallocs(mallocs("malloc gzip+inflate Courier-only"))))
 control = mallocs("malloc control: one Array allocation")
