@@ -1,0 +1,100 @@
+// Fuzzes ChunkedDecoder on its own: the same chunked body fed whole and cut into pieces must give
+// the same data, trailers and error (code and offset), and the stream offset it keeps must always
+// equal the bytes it consumed.
+//
+// Input layout:
+//   bytes 0–3   parser configuration (HTTPParserConfiguration.fuzzed): limits and leniencies
+//   byte  4     feeding mode (low two bits: 1/2/3 cuts or bytewise); bit 2: start the stream
+//               offset at 1000 instead of 0 (offsets are relative to where the body starts)
+//   bytes 5–10  three little-endian 16-bit cut selectors
+//   bytes 11…   the chunked body (anything after the last chunk's trailers is left unread)
+import CourierCore
+import CourierHTTP1
+import FuzzSupport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzChunkedDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    var reader = FuzzReader(Array(UnsafeBufferPointer(start: data, count: size)))
+    let configuration = HTTPParserConfiguration.fuzzed(&reader)
+    let streamLength = Swift.max(0, size - 11)
+    let (feeding, modeBits) = Feeding.read(from: &reader, count: streamLength)
+    let startOffset = modeBits & 1 != 0 ? 1000 : 0
+    let stream = reader.rest()
+
+    let setup = "configuration: \(configuration.fuzzSummary) startOffset=\(startOffset)"
+    var decoder = ChunkedDecoder(configuration: configuration)
+    let whole = decode([stream[...]], decoder: &decoder, startOffset: startOffset, total: stream.count, setup: setup)
+    let split = decode(feeding.pieces(stream), decoder: &decoder, startOffset: startOffset, total: stream.count, setup: setup)
+    expectSameLog(whole, split, feeding: feeding, input: stream)
+    return 0
+}
+
+/// Resets `decoder` (so its reuse is tested too), feeds `pieces`, and returns the normalised log.
+private func decode(
+    _ pieces: [ArraySlice<UInt8>], decoder: inout ChunkedDecoder, startOffset: Int, total: Int, setup: String
+) -> EventLog {
+    decoder.reset()
+    let configuration = decoder.configuration
+    var buffer = ByteBuffer()
+    var offset = startOffset
+    var fed = 0
+    var log = EventLog()
+    var dataBytes: UInt64 = 0
+    var events = 0
+
+    func checkOffset(_ context: String) {
+        fuzzCheck(
+            offset >= startOffset && offset - startOffset <= total,
+            "\(setup)\n\(context): offset \(offset) outside \(startOffset)...\(startOffset + total)")
+        fuzzCheck(
+            offset - startOffset + buffer.readableBytes == fed,
+            "\(setup)\n\(context): consumed \(offset - startOffset) + buffered \(buffer.readableBytes) != fed \(fed)")
+    }
+
+    do throws(HTTPParserError) {
+        for (index, piece) in pieces.enumerated() {
+            buffer.writeBytes(piece)
+            fed += piece.count
+            while let event = try decoder.next(&buffer, offset: &offset) {
+                events += 1
+                fuzzCheck(events <= total + 1, "\(setup)\nmore than \(total + 1) events from \(total) bytes")
+                checkOffset("piece \(index)")
+                switch event {
+                case .data(let bytes):
+                    fuzzCheck(bytes.readableBytes > 0, "\(setup)\nempty data event")
+                    fuzzCheck(!decoder.isDone, "\(setup)\ndata after the end")
+                    dataBytes += UInt64(bytes.readableBytes)
+                    if let max = configuration.maxBodyBytes {
+                        fuzzCheck(dataBytes <= max, "\(setup)\n\(dataBytes) data bytes, limit \(max)")
+                    }
+                    log.body(bytes)
+                case .end(let trailers):
+                    fuzzCheck(decoder.isDone, "\(setup)\nend event but not done")
+                    if let trailers {
+                        fuzzCheck(!trailers.isEmpty, "\(setup)\nan empty trailer view instead of nil")
+                        checkFieldSection(trailers, maxFieldCount: configuration.maxFieldCount, what: "\(setup)\ntrailers")
+                        log.add("end trailers=\(render(trailers))")
+                    } else {
+                        log.add("end")
+                    }
+                }
+            }
+            checkOffset("piece \(index) drained")
+        }
+        // Once done, the decoder reads nothing more.
+        if decoder.isDone {
+            let left = buffer.readableBytes
+            let again = try decoder.next(&buffer, offset: &offset)
+            fuzzCheck(again == nil && buffer.readableBytes == left, "\(setup)\nthe decoder read past its end")
+        }
+        log.add("stopped done=\(decoder.isDone) consumed=\(offset - startOffset)")
+    } catch {
+        fuzzCheck(
+            error.offset >= startOffset && error.offset <= startOffset + total,
+            "\(setup)\nerror \(error) has an offset outside \(startOffset)...\(startOffset + total)")
+        fuzzCheck(error.offset >= offset, "\(setup)\nerror \(error) is before the bytes already consumed (\(offset))")
+        checkOffset("after error \(error)")
+        log.add("error \(error.code)@\(error.offset - startOffset)")
+    }
+    return log
+}
