@@ -12,6 +12,8 @@ public struct HTTPEncodingError: Error, Hashable, Sendable, CustomStringConverti
         case chunkedRequiresHTTP11
         /// HTTP/1.1 needs a Host field and none was given.
         case missingHost
+        /// The version is neither HTTP/1.0 nor HTTP/1.1, the only ones this encoder writes.
+        case unsupportedVersion
     }
 
     public let reason: Reason

@@ -13,11 +13,16 @@ public enum HTTPRequestEncoder {
     ///     The Host field is written first (RFC 9112 §3.2).
     ///   - framing: how the body is delimited. Content-Length or `Transfer-Encoding: chunked` is
     ///     added when the fields do not already say the same thing.
-    /// - Throws: ``HTTPEncodingError`` for an invalid target or Host, or framing fields that
-    ///   disagree with `framing`.
+    /// - Throws: ``HTTPEncodingError`` for a version other than HTTP/1.0 or HTTP/1.1, an invalid
+    ///   target or Host, or framing fields that disagree with `framing`.
     public static func encodeHead(
         _ head: HTTPRequestHead, host: String?, framing: RequestBodyFraming, into buffer: inout ByteBuffer
     ) throws(HTTPEncodingError) {
+        // Only these two are written; anything else would go out as HTTP/1.1 without the checks
+        // HTTP/1.1 needs (a Host field).
+        guard head.version == .http1_0 || head.version == .http1_1 else {
+            throw HTTPEncodingError(reason: .unsupportedVersion, detail: "\(head.version)")
+        }
         try validateTarget(head.method, head.target)
         let hostField = head.headers[first: "Host"] ?? host
         if let hostField {

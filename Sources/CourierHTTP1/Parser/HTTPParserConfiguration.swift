@@ -21,7 +21,9 @@ public struct HTTPParserConfiguration: Hashable, Sendable {
     public var minimumMeanChunkBytes: Int = 8
 
     /// Opt-in leniency: unfold obs-fold continuation lines into one SP-joined value
-    /// (RFC 9112 §5.2) instead of rejecting them.
+    /// (RFC 9112 §5.2) instead of rejecting them. A continuation of Content-Length,
+    /// Transfer-Encoding or Connection is still refused, because the framing is read from the
+    /// field's first line.
     public var allowObsFold: Bool = false
     /// Opt-in leniency: accept a bare LF as a line terminator (RFC 9112 §2.2 permits it, but it
     /// is a request-smuggling vector, so it is refused by default).

@@ -111,7 +111,9 @@ struct HeaderBlockScanner: Sendable {
             } else if contentEnd == lineStart {
                 return next
             } else if ByteClass.isWhitespace(bytes[lineStart]) {
-                guard configuration.allowObsFold, let mutableBytes, !fields.isEmpty else {
+                guard configuration.allowObsFold, let mutableBytes, let last = fields.last,
+                    !(kind != .none && Self.isFramingField(bytes, last))
+                else {
                     throw HTTPParserError(.obsFold, offset: base &+ lineStart)
                 }
                 try unfold(bytes, mutableBytes, contentEnd: contentEnd, base: base)
@@ -266,6 +268,19 @@ struct HeaderBlockScanner: Sendable {
         let p = lowercase.utf8Start
         for k in 0..<lowercase.utf8CodeUnitCount where ByteClass.lower(bytes[start &+ k]) != p[k] { return false }
         return true
+    }
+
+    /// Whether `span` names a field the framing is read from. A continuation line of one is
+    /// refused even when obs-fold is allowed: framing is decided from the field's first line, so
+    /// the unfolded value would disagree with it (RFC 9112 §5.2, §6.3).
+    private static func isFramingField(_ bytes: UnsafeRawBufferPointer, _ span: HTTPFieldSpan) -> Bool {
+        let start = Int(span.nameStart)
+        switch span.nameLength {
+        case 14: return nameEquals(bytes, start, "content-length")
+        case 17: return nameEquals(bytes, start, "transfer-encoding")
+        case 10: return nameEquals(bytes, start, "connection")
+        default: return false
+        }
     }
 
     private mutating func noteFraming(
