@@ -8,7 +8,7 @@
 //              or "http://" (absolute); t & 8 → an out-of-range authority port;
 //              then a length byte + bytes (≤ 64), or for authority a host (≤ 32) and a u16 port
 //   version    byte v: v & 3 → 1.1, 1.0, 1.1, or an arbitrary major.minor from two more bytes
-//   shape      byte s: s % 9 header fields; s & 0x10 a host argument (length byte + bytes ≤ 32);
+//   shape      byte s: (s & 15) % 9 header fields; s & 0x10 a host argument (length byte + bytes ≤ 32);
 //              s >> 6 body framing: none, Content-Length, chunked, Content-Length
 //   body       Content-Length: a length byte then that many bytes (zero-padded);
 //              chunked: a count byte (% 5) then per chunk a length byte (% 64), a style bit and
@@ -99,7 +99,7 @@ private func readRequest(_ reader: inout FuzzReader) -> Request? {
 
     // Shape: field count, host argument, framing.
     let s = reader.u8()
-    let fieldCount = Int(s % 9)
+    let fieldCount = Int(s & 0x0F) % 9
     let host: String? = s & 0x10 != 0 ? string(reader.lengthPrefixed(maximum: 32)) : nil
     var request = Request(method: method, target: target, version: version, fields: HTTPFields(), host: host, framing: .none)
     switch s >> 6 {
