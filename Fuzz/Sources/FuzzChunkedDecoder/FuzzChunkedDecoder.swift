@@ -26,7 +26,62 @@ public func fuzzChunkedDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     let whole = decode([stream[...]], decoder: &decoder, startOffset: startOffset, total: stream.count, setup: setup)
     let split = decode(feeding.pieces(stream), decoder: &decoder, startOffset: startOffset, total: stream.count, setup: setup)
     expectSameLog(whole, split, feeding: feeding, input: stream)
+
+    // A body the decoder accepted must hold the data a plain reading of the grammar finds.
+    if case .event(let last)? = whole.entries.last, last.hasPrefix("stopped done=true") {
+        var data: [UInt8] = []
+        for case .body(let bytes) in whole.entries { data += bytes }
+        let reference = referenceDecode(stream, allowBareLF: configuration.allowBareLF)
+        fuzzCheck(
+            reference != nil && reference!.data == data && last == "stopped done=true consumed=\(reference!.consumed)",
+            "\(setup)\ninput: \(escaped(stream.prefix(512)))\ndecoder: \(whole)\nreference: "
+                + (reference.map { "\($0.data.count) bytes \(escaped($0.data.prefix(256))), consumed \($0.consumed)" } ?? "refused"))
+    }
     return 0
+}
+
+/// A deliberately simple chunked decoder, for bodies the real one accepted: size lines are read
+/// as leading hex digits up to the line end (extensions are not checked), data is taken by size,
+/// trailer lines are skipped up to the empty line. Returns the data and the bytes used, or nil
+/// when the body is not complete chunked coding.
+private func referenceDecode(_ s: [UInt8], allowBareLF: Bool) -> (data: [UInt8], consumed: Int)? {
+    func line(from start: Int) -> (contentEnd: Int, next: Int)? {
+        guard let lf = s[start...].firstIndex(of: 0x0A) else { return nil }
+        if lf > start && s[lf - 1] == 0x0D { return (lf - 1, lf + 1) }
+        return allowBareLF ? (lf, lf + 1) : nil
+    }
+    var data: [UInt8] = []
+    var i = 0
+    while true {
+        guard let (end, next) = line(from: i) else { return nil }
+        var size: UInt64 = 0
+        var digits = 0
+        for b in s[i..<end] {
+            guard let v = UInt8(String(UnicodeScalar(b)), radix: 16) else { break }
+            guard size >> 60 == 0 else { return nil }
+            size = size << 4 | UInt64(v)
+            digits += 1
+        }
+        guard digits > 0 else { return nil }
+        i = next
+        if size == 0 {
+            while true {
+                guard let (end, next) = line(from: i) else { return nil }
+                if end == i { return (data, next) }
+                i = next
+            }
+        }
+        guard size <= UInt64(s.count - i) else { return nil }
+        data += s[i..<(i + Int(size))]
+        i += Int(size)
+        if i + 1 < s.count && s[i] == 0x0D && s[i + 1] == 0x0A {
+            i += 2
+        } else if allowBareLF && i < s.count && s[i] == 0x0A {
+            i += 1
+        } else {
+            return nil
+        }
+    }
 }
 
 /// Resets `decoder` (so its reuse is tested too), feeds `pieces`, and returns the normalised log.

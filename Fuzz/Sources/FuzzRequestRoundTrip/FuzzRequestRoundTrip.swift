@@ -271,6 +271,9 @@ private func roundTrip(_ request: Request) {
                     got.count == want.count && zip(got, want).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 },
                     "\(context)\nfields \(render(parsed.headers)), expected \(expected)")
                 fuzzCheck(parsed.framing == expectedFraming, "\(context)\nframing \(parsed.framing), expected \(expectedFraming)")
+                fuzzCheck(
+                    parsed.isKeepAlive == expectedKeepAlive(version: parsed.version, fields: parsed.headers, framing: parsed.framing),
+                    "\(context)\nisKeepAlive \(parsed.isKeepAlive) disagrees with the fields")
             case .body(let piece):
                 fuzzCheck(sawHead && !ended, "\(context)\nbody outside a message")
                 body += piece.readableBytesArray()

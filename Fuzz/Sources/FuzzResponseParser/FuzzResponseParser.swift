@@ -175,6 +175,9 @@ private func checkHead(_ head: HTTPResponseHead, method: HTTPMethod, configurati
         fuzzCheck(reason.allSatisfy { ($0 >= 0x20 && $0 != 0x7F) || $0 == 0x09 }, "\(context): reason has a control byte")
     }
     checkFieldSection(head.headers, maxFieldCount: configuration.maxFieldCount, what: context)
+    fuzzCheck(
+        head.isKeepAlive == expectedKeepAlive(version: head.version, fields: head.headers, framing: head.framing),
+        "\(context): isKeepAlive disagrees with the Connection and framing fields")
 
     // The framing fields as the head shows them.
     var lengths: [UInt64?] = []

@@ -82,3 +82,32 @@ public func isTokenByte(_ b: UInt8) -> Bool {
         return "!#$%&'*+-.^_`|~".utf8.contains(b)
     }
 }
+
+/// Whether a parsed message leaves the connection reusable (RFC 9112 §9.3), worked out
+/// independently from the fields the head shows: no `close` option in any Connection field,
+/// a body not delimited by close and not a tunnel, not both Content-Length and
+/// Transfer-Encoding, and HTTP/1.1 or a `keep-alive` option.
+public func expectedKeepAlive(version: HTTPVersion, fields: HTTPHeaderView, framing: BodyFraming) -> Bool {
+    var close = false
+    var keepAlive = false
+    var sawLength = false
+    var sawCoding = false
+    for field in fields {
+        if field.name.equalsCaseInsensitive("connection") {
+            field.value.withUnsafeBytes { value in
+                let options = value.split { $0 == UInt8(ascii: ",") || $0 == 0x20 || $0 == 0x09 }
+                for option in options {
+                    let lowered = option.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }
+                    if lowered == Array("close".utf8) { close = true }
+                    if lowered == Array("keep-alive".utf8) { keepAlive = true }
+                }
+            }
+        } else if field.name.equalsCaseInsensitive("content-length") {
+            sawLength = true
+        } else if field.name.equalsCaseInsensitive("transfer-encoding") {
+            sawCoding = true
+        }
+    }
+    if close || framing == .untilClose || framing == .tunnel || (sawLength && sawCoding) { return false }
+    return version == .http1_1 || keepAlive
+}
