@@ -26,9 +26,10 @@ public struct ByteBuffer: Sendable {
     /// The index one past the last readable byte; the first writable byte.
     @inlinable public var writerIndex: Int { _writerIndex }
 
-    /// Creates an empty buffer with at least `capacity` bytes of writable space.
+    /// Creates an empty buffer with at least `capacity` bytes of writable space. An empty buffer
+    /// with no capacity shares one static storage and allocates nothing until written to.
     public init(capacity: Int = 0) {
-        self._storage = _ByteBufferStorage(capacity: capacity)
+        self._storage = capacity == 0 ? _ByteBufferStorage.empty : _ByteBufferStorage(capacity: capacity)
         self._readerIndex = 0
         self._writerIndex = 0
     }
@@ -191,6 +192,18 @@ public struct ByteBuffer: Sendable {
         return try body(UnsafeMutableRawBufferPointer(start: base.advanced(by: readerIndex), count: readableBytes))
     }
 
+    /// Like ``withUnsafeMutableReadableBytes(_:)``, but only when this buffer is the sole owner of
+    /// its storage; returns nil, without copying, when the storage is shared with a copy or slice.
+    @inlinable
+    public mutating func withUnsafeMutableReadableBytesIfUnique<R>(
+        _ body: (UnsafeMutableRawBufferPointer) -> R
+    ) -> R? {
+        guard isKnownUniquelyReferenced(&_storage) else { return nil }
+        // Safe: the storage is unique to `self` and the range is initialised.
+        let base = _storage.bytes
+        return body(UnsafeMutableRawBufferPointer(start: base.advanced(by: _readerIndex), count: readableBytes))
+    }
+
     // MARK: - Capacity
 
     /// Makes sure `count` bytes can be written, first by compacting, then by growing.
@@ -263,6 +276,10 @@ public struct ByteBuffer: Sendable {
 internal final class _ByteBufferStorage: @unchecked Sendable {
     @usableFromInline let bytes: UnsafeMutableRawPointer
     @usableFromInline let capacity: Int
+
+    /// Shared by every buffer created empty; never written to, because a write first checks
+    /// uniqueness, and this instance is always shared with the static reference.
+    @usableFromInline static let empty = _ByteBufferStorage(capacity: 0)
 
     @usableFromInline
     init(capacity: Int) {

@@ -7,7 +7,7 @@ var buffer = ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 var parser = HTTPResponseParser()
 var events = 0
 do {
-    while try parser.next(&buffer) != nil { events += 1 }
+    while try parser.next(&buffer) != .needMoreData { events += 1 }
 } catch {
     print("parse failed: \(error)")
 }

@@ -104,11 +104,12 @@ final class Inflater {
             // Safe: zlib reads at most avail_in bytes from next_in and writes at most avail_out
             // bytes to next_out; both pointers are cleared before `input` and `scratch` go away.
             stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress!.advanced(by: offset).assumingMemoryBound(to: Bytef.self))
-            stream.pointee.avail_in = uInt(Swift.min(input.count - offset, Int(UInt32.max)))
+            let given = Swift.min(input.count - offset, Int(UInt32.max))
+            stream.pointee.avail_in = uInt(given)
             stream.pointee.next_out = scratch.baseAddress!.assumingMemoryBound(to: Bytef.self)
             stream.pointee.avail_out = uInt(scratch.count)
             let rc = inflate(stream, Z_NO_FLUSH)
-            let used = Int(UInt32(input.count - offset) - UInt32(stream.pointee.avail_in))
+            let used = given - Int(stream.pointee.avail_in)
             let made = scratch.count - Int(stream.pointee.avail_out)
             stream.pointee.next_in = nil
             stream.pointee.next_out = nil

@@ -87,18 +87,23 @@ public struct HTTPHeaderField: Sendable, Hashable {
 /// Holding on to a view keeps the read buffer's storage alive, so a connection's buffer is copied
 /// on its next write while a view is alive: convert to owned ``HTTPFields`` to keep headers.
 public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
-    @usableFromInline let block: ByteBuffer
+    /// The head's bytes; nil for an empty view, so an empty view (every `end` without trailers)
+    /// retains nothing.
+    @usableFromInline let storedBlock: ByteBuffer?
     @usableFromInline let spans: [HTTPFieldSpan]
 
     @inlinable
     init(block: ByteBuffer, spans: [HTTPFieldSpan]) {
-        self.block = block
+        self.storedBlock = block
         self.spans = spans
     }
 
+    /// The bytes the spans point into (empty for the empty view).
+    var block: ByteBuffer { storedBlock ?? ByteBuffer() }
+
     /// An empty view.
     public init() {
-        self.block = ByteBuffer()
+        self.storedBlock = nil
         self.spans = []
     }
 
@@ -108,6 +113,9 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
     @inlinable
     public subscript(position: Int) -> HTTPHeaderField {
         let span = spans[position]
+        // Only the empty view has no bytes, and it has no spans either, so a valid position
+        // means the bytes are there.
+        let block = storedBlock.unsafelyUnwrapped
         return HTTPHeaderField(
             name: HTTPBytes(block.slice(offset: Int(span.nameStart), count: Int(span.nameLength))),
             value: HTTPBytes(block.slice(offset: Int(span.valueStart), count: Int(span.valueLength)))
@@ -123,7 +131,8 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
     public func firstIndex(named name: String) -> Int? {
         var name = name
         return name.withUTF8 { wanted in
-            block.withUnsafeReadableBytes { bytes in
+            guard let block = storedBlock else { return nil }
+            return block.withUnsafeReadableBytes { bytes in
                 for (i, span) in spans.enumerated() {
                     let n = UnsafeRawBufferPointer(rebasing: bytes[Int(span.nameStart)..<Int(span.nameStart + span.nameLength)])
                     if HTTPBytes.equalsCaseInsensitive(n, UnsafeRawBufferPointer(wanted)) { return i }

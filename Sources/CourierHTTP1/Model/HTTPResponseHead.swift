@@ -6,8 +6,8 @@ public struct HTTPResponseHead: Sendable, Hashable {
     public let version: HTTPVersion
     /// The three-digit status code (RFC 9110 §15), 100–999.
     public let status: Int
-    /// The reason phrase, possibly empty (RFC 9112 §4). Clients should ignore it.
-    public let reason: HTTPBytes
+    @usableFromInline let reasonStart: Int
+    @usableFromInline let reasonLength: Int
     /// The header fields.
     public let headers: HTTPHeaderView
     /// How the body is delimited.
@@ -16,6 +16,11 @@ public struct HTTPResponseHead: Sendable, Hashable {
     /// without `Connection: close`, or HTTP/1.0 with `Connection: keep-alive`, and a body that
     /// is not delimited by the connection closing.
     public let isKeepAlive: Bool
+
+    /// The reason phrase, possibly empty (RFC 9112 §4). Clients should ignore it.
+    public var reason: HTTPBytes {
+        HTTPBytes(headers.block.slice(offset: reasonStart, count: reasonLength))
+    }
 }
 
 /// A parsed request head, as the loopback test and demo servers read it.

@@ -12,11 +12,11 @@ public enum BodyFraming: Hashable, Sendable {
     case tunnel
 
     /// Which side of the exchange a message comes from.
-    public enum Role: Hashable, Sendable {
+    enum Role: Hashable, Sendable {
         /// A request, as a server reads it.
         case request
         /// A response to a request with `method`, with this status code.
-        case response(requestMethod: HTTPMethod, status: Int)
+        case response(requestMethod: RequestMethodKind, status: Int)
     }
 
     /// Decides the framing of a message from its role, version and framing fields, following
@@ -32,10 +32,10 @@ public enum BodyFraming: Hashable, Sendable {
         // §6.3 ¶1–2: responses that never have a body, and CONNECT tunnels. Framing fields are
         // still validated above (the scanner), but they do not delimit anything here.
         if case .response(let method, let status) = role {
-            if method == .HEAD || (100..<200).contains(status) || status == 204 || status == 304 {
+            if method == .head || (status >= 100 && status < 200) || status == 204 || status == 304 {
                 return .none
             }
-            if method == .CONNECT && (200..<300).contains(status) { return .tunnel }
+            if method == .connect && status >= 200 && status < 300 { return .tunnel }
         }
         if let teOffset = fields.transferEncodingOffset {
             // §6.1: Transfer-Encoding in an HTTP/1.0 message means the framing is faulty.

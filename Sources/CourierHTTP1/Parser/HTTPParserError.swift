@@ -12,7 +12,6 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         case invalidReasonPhrase
         case invalidMethod
         case invalidRequestTarget
-        case invalidStartLine
         // Field lines (RFC 9112 §5, RFC 9110 §5).
         case invalidFieldName
         case whitespaceBeforeColon
@@ -42,7 +41,6 @@ public struct HTTPParserError: Error, Hashable, Sendable, CustomStringConvertibl
         case bodyTooLarge
         // Stream.
         case truncatedMessage
-        case unexpectedData
     }
 
     public let code: Code

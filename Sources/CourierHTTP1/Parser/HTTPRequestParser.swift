@@ -4,7 +4,9 @@ import CourierCore
 public enum HTTPRequestParserEvent: Sendable, Hashable {
     case head(HTTPRequestHeadView)
     case body(ByteBuffer)
-    case end(trailers: HTTPHeaderView?)
+    case end(trailers: HTTPHeaderView)
+    /// Nothing more can be parsed until more bytes arrive.
+    case needMoreData
 }
 
 /// An incremental HTTP/1.1 request parser for Courier's loopback test and demo servers.
@@ -13,10 +15,10 @@ public enum HTTPRequestParserEvent: Sendable, Hashable {
 /// the same strictness applies: a request with neither Content-Length nor Transfer-Encoding has no
 /// body (RFC 9112 §6.3 ¶8).
 public struct HTTPRequestParser: Sendable {
-    private var core: MessageParser
+    private var core: MessageParser<RequestRole>
 
     public init(configuration: HTTPParserConfiguration = .default) {
-        self.core = MessageParser(kind: .request, configuration: configuration)
+        self.core = MessageParser(configuration: configuration)
     }
 
     /// The total number of bytes consumed so far.
@@ -25,37 +27,40 @@ public struct HTTPRequestParser: Sendable {
     /// Whether the parser is between requests with no partial head seen.
     public var isAtMessageBoundary: Bool { core.isAtMessageBoundary }
 
-    /// Parses the next event from `buffer`, or returns nil when more bytes are needed.
-    public mutating func next(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPRequestParserEvent? {
-        guard let event = try core.next(&buffer, role: { _ in .request }) else { return nil }
-        return map(event)
+    /// Parses the next event from `buffer`, or returns ``HTTPRequestParserEvent/needMoreData``.
+    public mutating func next(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPRequestParserEvent {
+        try core.next(&buffer, requestMethod: .other)
     }
 
     /// Tells the parser the peer closed the connection.
-    public mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPRequestParserEvent? {
-        guard let event = try core.finish(&buffer) else { return nil }
-        return map(event)
+    public mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPRequestParserEvent {
+        try core.finish(&buffer)
+    }
+}
+
+/// The request side of ``MessageParser``.
+enum RequestRole: MessageRole {
+    static var startLineKind: StartLineKind { .request }
+
+    static func framingRole(_ line: StartLine, requestMethod: RequestMethodKind) -> BodyFraming.Role { .request }
+
+    static func head(
+        block: ByteBuffer, line: StartLine, fields: [HTTPFieldSpan], framing: BodyFraming, keepAlive: Bool
+    ) -> (HTTPRequestParserEvent, HeadDisposition) {
+        let name = block.withUnsafeReadableBytes { String(decoding: $0[0..<line.methodLength], as: UTF8.self) }
+        // The scanner has checked the method is a non-empty token, so this cannot fail.
+        let method = HTTPMethod(name) ?? .GET
+        let head = HTTPRequestHeadView(
+            method: method,
+            target: HTTPBytes(block.slice(offset: line.targetStart, count: line.targetLength)),
+            version: line.version,
+            headers: HTTPHeaderView(block: block, spans: fields),
+            framing: framing,
+            isKeepAlive: keepAlive)
+        return (.head(head), .message)
     }
 
-    private func map(_ event: MessageParser.Event) -> HTTPRequestParserEvent {
-        switch event {
-        case .head(let block, let framing, let keepAlive):
-            let line = core.startLine
-            let methodName = block.withUnsafeReadableBytes { String(decoding: $0[0..<line.methodLength], as: UTF8.self) }
-            // The scanner has checked the method is a non-empty token, so this cannot fail.
-            let method = HTTPMethod(methodName) ?? .GET
-            return .head(
-                HTTPRequestHeadView(
-                    method: method,
-                    target: HTTPBytes(block.slice(offset: line.targetStart, count: line.targetLength)),
-                    version: line.version,
-                    headers: HTTPHeaderView(block: block, spans: core.scanner.fields),
-                    framing: framing,
-                    isKeepAlive: keepAlive))
-        case .body(let bytes):
-            return .body(bytes)
-        case .end(let trailers):
-            return .end(trailers: trailers)
-        }
-    }
+    static func body(_ bytes: ByteBuffer) -> HTTPRequestParserEvent { .body(bytes) }
+    static func end(_ trailers: HTTPHeaderView) -> HTTPRequestParserEvent { .end(trailers: trailers) }
+    static var needMoreData: HTTPRequestParserEvent { .needMoreData }
 }

@@ -12,8 +12,11 @@ public enum HTTPResponseParserEvent: Sendable, Hashable {
     case switchingProtocols(HTTPResponseHead)
     /// Body bytes, after chunked decoding, sharing the read buffer's storage.
     case body(ByteBuffer)
-    /// The response is complete. Trailers are present only for a chunked body that had them.
-    case end(trailers: HTTPHeaderView?)
+    /// The response is complete. `trailers` is empty unless a chunked body had a trailer section.
+    case end(trailers: HTTPHeaderView)
+    /// Nothing more can be parsed until more bytes arrive (or the stream ends: see
+    /// ``HTTPResponseParser/finish(_:)``).
+    case needMoreData
 }
 
 /// An incremental HTTP/1.1 response parser (RFC 9112) that resumes at any byte boundary.
@@ -30,11 +33,14 @@ public enum HTTPResponseParserEvent: Sendable, Hashable {
 /// while let event = try parser.next(&buffer) { handle(event) }
 /// ```
 public struct HTTPResponseParser: Sendable {
-    private var core: MessageParser
+    private var core: MessageParser<ResponseRole>
+    private var methodKind = RequestMethodKind.other
 
     /// The method of the request whose response comes next: a response to HEAD has no body and
     /// a 2xx response to CONNECT opens a tunnel (RFC 9112 §6.3). Defaults to GET.
-    public var requestMethod: HTTPMethod = .GET
+    public var requestMethod: HTTPMethod = .GET {
+        didSet { methodKind = RequestMethodKind(requestMethod) }
+    }
 
     public var configuration: HTTPParserConfiguration {
         get { core.configuration }
@@ -42,7 +48,7 @@ public struct HTTPResponseParser: Sendable {
     }
 
     public init(configuration: HTTPParserConfiguration = .default) {
-        self.core = MessageParser(kind: .status, configuration: configuration)
+        self.core = MessageParser(configuration: configuration)
     }
 
     /// The total number of bytes consumed so far.
@@ -54,48 +60,42 @@ public struct HTTPResponseParser: Sendable {
     /// Whether a 101 or a CONNECT tunnel ended HTTP/1.1 on this stream.
     public var isUpgraded: Bool { core.isUpgraded }
 
-    /// Parses the next event from `buffer`, or returns nil when more bytes are needed.
-    public mutating func next(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPResponseParserEvent? {
-        let method = requestMethod
-        guard let event = try core.next(&buffer, role: { .response(requestMethod: method, status: $0.status) }) else {
-            return nil
-        }
-        return map(event)
+    /// Parses the next event from `buffer`, or returns ``HTTPResponseParserEvent/needMoreData``.
+    public mutating func next(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPResponseParserEvent {
+        try core.next(&buffer, requestMethod: methodKind)
     }
 
     /// Tells the parser the peer closed the connection, after ``next(_:)`` returned nil.
     ///
     /// Ends a body delimited by close; throws ``HTTPParserError/Code/truncatedMessage`` when the
     /// close cuts a message short. Returns nil when the close came between messages.
-    public mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPResponseParserEvent? {
-        guard let event = try core.finish(&buffer) else { return nil }
-        return map(event)
+    public mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPResponseParserEvent {
+        try core.finish(&buffer)
+    }
+}
+
+/// The response side of ``MessageParser``.
+enum ResponseRole: MessageRole {
+    static var startLineKind: StartLineKind { .status }
+
+    static func framingRole(_ line: StartLine, requestMethod: RequestMethodKind) -> BodyFraming.Role {
+        .response(requestMethod: requestMethod, status: line.status)
     }
 
-    private mutating func map(_ event: MessageParser.Event) -> HTTPResponseParserEvent {
-        switch event {
-        case .head(let block, let framing, let keepAlive):
-            let line = core.startLine
-            let head = HTTPResponseHead(
-                version: line.version,
-                status: line.status,
-                reason: HTTPBytes(block.slice(offset: line.reasonStart, count: line.reasonLength)),
-                headers: HTTPHeaderView(block: block, spans: core.scanner.fields),
-                framing: framing,
-                isKeepAlive: keepAlive)
-            if line.status == 101 {
-                core.markUpgraded()
-                return .switchingProtocols(head)
-            }
-            if line.status < 200 {
-                core.expectAnotherHead()
-                return .informational(head)
-            }
-            return .head(head)
-        case .body(let bytes):
-            return .body(bytes)
-        case .end(let trailers):
-            return .end(trailers: trailers)
-        }
+    static func head(
+        block: ByteBuffer, line: StartLine, fields: [HTTPFieldSpan], framing: BodyFraming, keepAlive: Bool
+    ) -> (HTTPResponseParserEvent, HeadDisposition) {
+        let head = HTTPResponseHead(
+            version: line.version, status: line.status,
+            reasonStart: line.reasonStart, reasonLength: line.reasonLength,
+            headers: HTTPHeaderView(block: block, spans: fields),
+            framing: framing, isKeepAlive: keepAlive)
+        if line.status == 101 { return (.switchingProtocols(head), .upgrade) }
+        if line.status < 200 { return (.informational(head), .interim) }
+        return (.head(head), .message)
     }
+
+    static func body(_ bytes: ByteBuffer) -> HTTPResponseParserEvent { .body(bytes) }
+    static func end(_ trailers: HTTPHeaderView) -> HTTPResponseParserEvent { .end(trailers: trailers) }
+    static var needMoreData: HTTPResponseParserEvent { .needMoreData }
 }

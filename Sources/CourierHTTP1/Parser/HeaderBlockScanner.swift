@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// What the first line of a header block is.
 @usableFromInline
 enum StartLineKind: Sendable {
@@ -39,35 +35,57 @@ struct FramingFields: Sendable {
 
 /// Finds and validates the lines of one header block (start line, field lines, blank line).
 ///
-/// Resumable at any byte: it remembers where the current line starts and how far it has searched
-/// for the line's LF, so bytes are never searched twice. A line is validated once, when its LF has
-/// arrived, so errors and offsets do not depend on how the input was split. Field names and values
-/// are recorded as offsets into the block; nothing is copied.
+/// One pass, resumable at any byte. Field values and the start line are scanned eight bytes at a
+/// time for the first control byte (SWAR), which both finds the line's CR and validates the bytes
+/// before it; names are classified through a table. The scanner keeps its phase and position, so
+/// no byte is looked at twice however the input is split. The first offending byte decides the
+/// error, so errors and offsets do not depend on the split either. Field names and values are
+/// recorded as offsets into the block; nothing is copied.
 @usableFromInline
 struct HeaderBlockScanner: Sendable {
+    private enum Phase: Sendable {
+        /// Inside the start line; `position` is how far it is known to be free of controls.
+        case startLine
+        /// At the first byte of a field line, or of the blank line that ends the block.
+        case lineStart
+        /// Saw CR at the start of a line; LF ends the block.
+        case blankLF
+        case name
+        /// After the colon, skipping optional whitespace.
+        case whitespace
+        case value
+    }
+
     let kind: StartLineKind
-    private(set) var lineStart = 0
-    private var searchFrom = 0
-    private var startLineDone: Bool
+    private var phase: Phase
+    /// The next byte to examine, relative to the block start.
+    private var position = 0
+    private var lineStart = 0
+    private var nameEnd = 0
+    private var valueStart = 0
+    /// Where the previous line's content ended (its CR or LF), for obs-fold unfolding.
     private var previousContentEnd = 0
+    /// The current line continues the previous field's value (lenient obs-fold).
+    private var continuesField = false
     var fields: [HTTPFieldSpan] = []
     var startLine = StartLine()
     var framing = FramingFields()
 
     init(kind: StartLineKind) {
         self.kind = kind
-        self.startLineDone = kind == .none
+        self.phase = kind == .none ? .lineStart : .startLine
     }
 
     /// Whether any byte of a block has been looked at.
-    var hasStarted: Bool { searchFrom > 0 }
+    var hasStarted: Bool { position > 0 }
 
     /// Prepares for the next block, keeping the field array's capacity.
     mutating func reset() {
+        phase = kind == .none ? .lineStart : .startLine
+        position = 0
         lineStart = 0
-        searchFrom = 0
-        startLineDone = kind == .none
         previousContentEnd = 0
+        continuesField = false
         fields.removeAll(keepingCapacity: true)
         startLine = StartLine()
         framing = FramingFields()
@@ -86,46 +104,232 @@ struct HeaderBlockScanner: Sendable {
         base: Int,
         configuration: HTTPParserConfiguration
     ) throws(HTTPParserError) -> Int? {
+        try ByteClass.table.withUnsafeBufferPointer { (table) throws(HTTPParserError) -> Int? in
+            try scanBlock(bytes, mutableBytes: mutableBytes, base: base, configuration: configuration, table: table)
+        }
+    }
+
+    private mutating func scanBlock(
+        _ bytes: UnsafeRawBufferPointer,
+        mutableBytes: UnsafeMutableRawBufferPointer?,
+        base: Int,
+        configuration: HTTPParserConfiguration,
+        table: UnsafeBufferPointer<UInt8>
+    ) throws(HTTPParserError) -> Int? {
         let limit = configuration.maxHeaderBytes
         let end = Swift.min(bytes.count, limit)
-        guard let start = bytes.baseAddress else { return nil }
+        let allowBareLF = configuration.allowBareLF
+        var p = position
+        defer { position = p }
+
+        /// More bytes are needed at index `p`: nil, or the size limit if the block cannot fit.
+        func needMore() throws(HTTPParserError) -> Int? {
+            if bytes.count >= limit { throw HTTPParserError(.headerBlockTooLarge, offset: base &+ limit) }
+            return nil
+        }
+
         while true {
-            guard searchFrom < end,
-                let found = memchr(start + searchFrom, Int32(UInt8(ascii: "\n")), end &- searchFrom)
-            else {
-                searchFrom = Swift.max(searchFrom, end)
-                if bytes.count >= limit { throw HTTPParserError(.headerBlockTooLarge, offset: base &+ limit) }
-                return nil
-            }
-            let lf = UnsafeRawPointer(found) - start
-            var contentEnd = lf
-            if lf > lineStart && bytes[lf &- 1] == UInt8(ascii: "\r") {
-                contentEnd = lf &- 1
-            } else if !configuration.allowBareLF {
-                throw HTTPParserError(.bareLF, offset: base &+ lf)
-            }
-            let next = lf &+ 1
-            if !startLineDone {
-                try parseStartLine(bytes, from: lineStart, to: contentEnd, base: base)
-                startLineDone = true
-            } else if contentEnd == lineStart {
-                return next
-            } else if ByteClass.isWhitespace(bytes[lineStart]) {
-                guard configuration.allowObsFold, let mutableBytes, let last = fields.last,
-                    !(kind != .none && Self.isFramingField(bytes, last))
-                else {
-                    throw HTTPParserError(.obsFold, offset: base &+ lineStart)
+            switch phase {
+            case .startLine:
+                guard let k = ByteClass.firstControlOrDEL(bytes, from: p, to: end) else {
+                    p = end
+                    return try needMore()
                 }
-                try unfold(bytes, mutableBytes, contentEnd: contentEnd, base: base)
-            } else {
-                guard fields.count < configuration.maxFieldCount else {
-                    throw HTTPParserError(.tooManyFields, offset: base &+ lineStart)
+                let c = bytes[k]
+                if c == UInt8(ascii: "\t") {
+                    p = k &+ 1
+                    continue
                 }
-                try parseFieldLine(bytes, from: lineStart, to: contentEnd, base: base)
+                p = k
+                let contentEnd = k
+                if c == UInt8(ascii: "\r") {
+                    guard k &+ 1 < end else { return try needMore() }
+                    if bytes[k &+ 1] == UInt8(ascii: "\n") {
+                        try parseStartLine(bytes, from: lineStart, to: contentEnd, base: base)
+                        p = k &+ 2
+                    } else {
+                        try startLineBadByte(bytes, at: k, base: base)
+                    }
+                } else if c == UInt8(ascii: "\n") && allowBareLF {
+                    try parseStartLine(bytes, from: lineStart, to: contentEnd, base: base)
+                    p = k &+ 1
+                } else if c == UInt8(ascii: "\n") {
+                    throw HTTPParserError(.bareLF, offset: base &+ k)
+                } else {
+                    try startLineBadByte(bytes, at: k, base: base)
+                }
+                previousContentEnd = contentEnd
+                lineStart = p
+                phase = .lineStart
+
+            case .lineStart:
+                guard p < end else { return try needMore() }
+                let c = bytes[p]
+                if c == UInt8(ascii: "\r") {
+                    p &+= 1
+                    phase = .blankLF
+                } else if c == UInt8(ascii: "\n") {
+                    guard allowBareLF else { throw HTTPParserError(.bareLF, offset: base &+ p) }
+                    return p &+ 1
+                } else if ByteClass.isWhitespace(c) {
+                    // A continuation of a framing field is refused even when obs-fold is allowed:
+                    // framing was read from the field's first line, and the unfolded value would
+                    // disagree with it (RFC 9112 §5.2, §6.3).
+                    guard configuration.allowObsFold, let mutableBytes, let last = fields.last,
+                        kind == .none
+                            || Self.framingField(bytes, nameStart: Int(last.nameStart), nameLength: Int(last.nameLength)) == nil
+                    else {
+                        throw HTTPParserError(.obsFold, offset: base &+ p)
+                    }
+                    // RFC 9112 §5.2: replace the obs-fold with SP and go on with the previous value.
+                    for k in previousContentEnd..<lineStart { mutableBytes[k] = UInt8(ascii: " ") }
+                    continuesField = true
+                    valueStart = Int(fields[fields.count &- 1].valueStart)
+                    phase = .value
+                } else {
+                    guard fields.count < configuration.maxFieldCount else {
+                        throw HTTPParserError(.tooManyFields, offset: base &+ p)
+                    }
+                    if let next = try plainFieldLine(bytes, start: p, end: end, base: base, table: table) {
+                        p = next
+                        lineStart = next
+                        continue
+                    }
+                    phase = .name
+                }
+
+            case .blankLF:
+                guard p < end else { return try needMore() }
+                guard bytes[p] == UInt8(ascii: "\n") else {
+                    throw HTTPParserError(.invalidFieldName, offset: base &+ p &- 1)
+                }
+                return p &+ 1
+
+            case .name:
+                while p < end, table[Int(bytes[p])] & ByteClass.tokenFlag != 0 { p &+= 1 }
+                guard p < end else { return try needMore() }
+                let c = bytes[p]
+                if c == UInt8(ascii: ":") && p > lineStart {
+                    nameEnd = p
+                    p &+= 1
+                    phase = .whitespace
+                } else if ByteClass.isWhitespace(c) && p > lineStart {
+                    // RFC 9112 §5.1: no whitespace between name and colon (a smuggling vector).
+                    var j = p
+                    while j < end, ByteClass.isWhitespace(bytes[j]) { j &+= 1 }
+                    guard j < end else { return try needMore() }
+                    throw HTTPParserError(bytes[j] == UInt8(ascii: ":") ? .whitespaceBeforeColon : .invalidFieldName, offset: base &+ p)
+                } else if c == UInt8(ascii: "\n") && !allowBareLF {
+                    throw HTTPParserError(.bareLF, offset: base &+ p)
+                } else {
+                    throw HTTPParserError(.invalidFieldName, offset: base &+ p)
+                }
+
+            case .whitespace:
+                while p < end, ByteClass.isWhitespace(bytes[p]) { p &+= 1 }
+                guard p < end else { return try needMore() }
+                valueStart = p
+                phase = .value
+
+            case .value:
+                guard let k = ByteClass.firstControlOrDEL(bytes, from: p, to: end) else {
+                    p = end
+                    return try needMore()
+                }
+                let c = bytes[k]
+                p = k
+                if c == UInt8(ascii: "\t") {
+                    p = k &+ 1
+                    continue
+                }
+                var next: Int
+                if c == UInt8(ascii: "\r") {
+                    guard k &+ 1 < end else { return try needMore() }
+                    guard bytes[k &+ 1] == UInt8(ascii: "\n") else {
+                        throw HTTPParserError(.invalidFieldValue, offset: base &+ k)
+                    }
+                    next = k &+ 2
+                } else if c == UInt8(ascii: "\n") {
+                    guard allowBareLF else { throw HTTPParserError(.bareLF, offset: base &+ k) }
+                    next = k &+ 1
+                } else {
+                    throw HTTPParserError(.invalidFieldValue, offset: base &+ k)
+                }
+                try endField(bytes, contentEnd: k, base: base)
+                previousContentEnd = k
+                p = next
+                lineStart = next
+                phase = .lineStart
             }
-            previousContentEnd = contentEnd
-            lineStart = next
-            searchFrom = next
+        }
+    }
+
+    /// The common case in one go: a whole `token ":" OWS value CRLF` line already in the buffer,
+    /// with no HTAB in the value. Returns the index after the LF, or nil (having changed nothing)
+    /// for anything else, which the phase machine then handles from the same line start, so
+    /// errors and offsets are the same either way.
+    @inline(__always)
+    private mutating func plainFieldLine(
+        _ bytes: UnsafeRawBufferPointer, start: Int, end: Int, base: Int, table: UnsafeBufferPointer<UInt8>
+    ) throws(HTTPParserError) -> Int? {
+        var i = start
+        while i &+ 4 <= end,
+            table[Int(bytes[i])] & table[Int(bytes[i &+ 1])] & table[Int(bytes[i &+ 2])] & table[Int(bytes[i &+ 3])]
+                & ByteClass.tokenFlag != 0
+        {
+            i &+= 4
+        }
+        while i < end, table[Int(bytes[i])] & ByteClass.tokenFlag != 0 { i &+= 1 }
+        guard i < end, i > start, bytes[i] == UInt8(ascii: ":") else { return nil }
+        let colon = i
+        i &+= 1
+        while i < end, ByteClass.isWhitespace(bytes[i]) { i &+= 1 }
+        guard let k = ByteClass.firstControlOrDEL(bytes, from: i, to: end), bytes[k] == UInt8(ascii: "\r"),
+            k &+ 1 < end, bytes[k &+ 1] == UInt8(ascii: "\n")
+        else { return nil }
+        lineStart = start
+        nameEnd = colon
+        valueStart = i
+        try endField(bytes, contentEnd: k, base: base)
+        previousContentEnd = k
+        return k &+ 2
+    }
+
+    /// A field line is complete: trim the value and record the spans (or extend the previous
+    /// field's value after an obs-fold).
+    @inline(__always)
+    private mutating func endField(_ bytes: UnsafeRawBufferPointer, contentEnd: Int, base: Int) throws(HTTPParserError) {
+        var valueEnd = contentEnd
+        while valueEnd > valueStart, ByteClass.isWhitespace(bytes[valueEnd &- 1]) { valueEnd &-= 1 }
+        if continuesField {
+            continuesField = false
+            var last = fields[fields.count &- 1]
+            var start = Int(last.valueStart)
+            if last.valueLength == 0 {
+                while start < valueEnd, ByteClass.isWhitespace(bytes[start]) { start &+= 1 }
+            }
+            last.valueStart = UInt32(truncatingIfNeeded: start)
+            last.valueLength = UInt32(truncatingIfNeeded: Swift.max(0, valueEnd &- start))
+            fields[fields.count &- 1] = last
+            return
+        }
+        let nameLength = nameEnd &- lineStart
+        fields.append(
+            HTTPFieldSpan(nameStart: lineStart, nameLength: nameLength, valueStart: valueStart, valueLength: valueEnd &- valueStart))
+        if kind != .none {
+            try noteFraming(bytes, nameStart: lineStart, nameLength: nameLength, valueStart: valueStart, valueEnd: valueEnd, base: base)
+        }
+    }
+
+    /// A control byte other than the line's CRLF ends the start line early: the line's own parse
+    /// reports an earlier problem if there is one, else this byte is the error.
+    private mutating func startLineBadByte(_ bytes: UnsafeRawBufferPointer, at k: Int, base: Int) throws(HTTPParserError) {
+        try parseStartLine(bytes, from: lineStart, to: k, base: base)
+        switch kind {
+        case .status:
+            throw HTTPParserError(k == lineStart &+ 12 ? .invalidStatusCode : .invalidReasonPhrase, offset: base &+ k)
+        case .request, .none:
+            throw HTTPParserError(.invalidVersion, offset: base &+ k)
         }
     }
 
@@ -182,9 +386,8 @@ struct HeaderBlockScanner: Sendable {
         }
         guard bytes[i] == UInt8(ascii: " ") else { throw HTTPParserError(.invalidStatusCode, offset: base &+ i) }
         i &+= 1
-        if let bad = ByteClass.firstInvalidFieldValueByte(bytes, from: i, to: to) {
-            throw HTTPParserError(.invalidReasonPhrase, offset: base &+ bad)
-        }
+        // The reason phrase needs no check here: the scan that found this line's end stopped at
+        // the first control byte or DEL other than HTAB, so the bytes before `to` are all valid.
         startLine.reasonStart = i
         startLine.reasonLength = to &- i
     }
@@ -211,56 +414,6 @@ struct HeaderBlockScanner: Sendable {
         guard i &+ 8 == to else { throw HTTPParserError(.invalidVersion, offset: base &+ i &+ 8) }
     }
 
-    // MARK: - Field lines
-
-    private mutating func parseFieldLine(
-        _ bytes: UnsafeRawBufferPointer, from: Int, to: Int, base: Int
-    ) throws(HTTPParserError) {
-        var i = from
-        while i < to, ByteClass.isToken(bytes[i]) { i &+= 1 }
-        guard i < to, bytes[i] == UInt8(ascii: ":"), i > from else {
-            if i < to, i > from, ByteClass.isWhitespace(bytes[i]) {
-                throw HTTPParserError(.whitespaceBeforeColon, offset: base &+ i)
-            }
-            throw HTTPParserError(.invalidFieldName, offset: base &+ i)
-        }
-        let nameEnd = i
-        i &+= 1
-        while i < to, ByteClass.isWhitespace(bytes[i]) { i &+= 1 }
-        var valueEnd = to
-        while valueEnd > i, ByteClass.isWhitespace(bytes[valueEnd &- 1]) { valueEnd &-= 1 }
-        if let bad = ByteClass.firstInvalidFieldValueByte(bytes, from: i, to: valueEnd) {
-            throw HTTPParserError(.invalidFieldValue, offset: base &+ bad)
-        }
-        fields.append(HTTPFieldSpan(nameStart: from, nameLength: nameEnd &- from, valueStart: i, valueLength: valueEnd &- i))
-        if kind != .none {
-            try noteFraming(bytes, nameStart: from, nameLength: nameEnd &- from, valueStart: i, valueEnd: valueEnd, base: base)
-        }
-    }
-
-    /// Lenient obs-fold (RFC 9112 §5.2): replaces the previous line's CRLF with SP and extends the
-    /// previous field's value over this continuation line.
-    private mutating func unfold(
-        _ bytes: UnsafeRawBufferPointer, _ mutableBytes: UnsafeMutableRawBufferPointer,
-        contentEnd: Int, base: Int
-    ) throws(HTTPParserError) {
-        if let bad = ByteClass.firstInvalidFieldValueByte(bytes, from: lineStart, to: contentEnd) {
-            throw HTTPParserError(.invalidFieldValue, offset: base &+ bad)
-        }
-        for k in previousContentEnd..<lineStart { mutableBytes[k] = UInt8(ascii: " ") }
-        var last = fields[fields.count &- 1]
-        var valueEnd = contentEnd
-        while valueEnd > Int(last.valueStart), ByteClass.isWhitespace(bytes[valueEnd &- 1]) { valueEnd &-= 1 }
-        if last.valueLength == 0 {
-            // The value was empty: start it at the first non-blank byte of the continuation.
-            var s = lineStart
-            while s < valueEnd, ByteClass.isWhitespace(bytes[s]) { s &+= 1 }
-            last.valueStart = UInt32(truncatingIfNeeded: s)
-        }
-        last.valueLength = UInt32(truncatingIfNeeded: Swift.max(0, valueEnd &- Int(last.valueStart)))
-        fields[fields.count &- 1] = last
-    }
-
     // MARK: - Framing fields
 
     @inline(__always)
@@ -270,31 +423,54 @@ struct HeaderBlockScanner: Sendable {
         return true
     }
 
-    /// Whether `span` names a field the framing is read from. A continuation line of one is
-    /// refused even when obs-fold is allowed: framing is decided from the field's first line, so
-    /// the unfolded value would disagree with it (RFC 9112 §5.2, §6.3).
-    private static func isFramingField(_ bytes: UnsafeRawBufferPointer, _ span: HTTPFieldSpan) -> Bool {
-        let start = Int(span.nameStart)
-        switch span.nameLength {
-        case 14: return nameEquals(bytes, start, "content-length")
-        case 17: return nameEquals(bytes, start, "transfer-encoding")
-        case 10: return nameEquals(bytes, start, "connection")
-        default: return false
+    /// Eight bytes at `offset`, with ASCII letters folded to lower case by OR-ing 0x20 into every
+    /// byte. Exact for comparing tokens with lower-case names made of letters and `-`: the only
+    /// other byte that ORs to a letter is its upper-case form, and the only one that ORs to `-`
+    /// is CR, which is not a tchar.
+    @inline(__always)
+    private static func foldedWord(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt64 {
+        // Safe: callers pass offsets with offset + 8 <= the name's end, inside the buffer.
+        bytes.baseAddress!.loadUnaligned(fromByteOffset: offset, as: UInt64.self) | 0x2020_2020_2020_2020
+    }
+
+    /// The fields framing is read from (RFC 9112 §6, RFC 9110 §7.6.1).
+    private enum FramingField {
+        case contentLength, transferEncoding, connection
+    }
+
+    /// Which framing field a validated token name is, if any, compared eight bytes at a time.
+    @inline(__always)
+    private static func framingField(_ bytes: UnsafeRawBufferPointer, nameStart: Int, nameLength: Int) -> FramingField? {
+        guard nameLength == 10 || nameLength == 14 || nameLength == 17 else { return nil }
+        let first = foldedWord(bytes, nameStart)
+        switch nameLength {
+        case 14 where first == 0x2d74_6e65_746e_6f63 /* "content-" */
+            && foldedWord(bytes, nameStart &+ 6) == 0x6874_676e_656c_2d74 /* "t-length" */:
+            return .contentLength
+        case 17 where first == 0x7265_6673_6e61_7274 /* "transfer" */
+            && foldedWord(bytes, nameStart &+ 8) == 0x6e69_646f_636e_652d /* "-encodin" */
+            && foldedWord(bytes, nameStart &+ 9) == 0x676e_6964_6f63_6e65 /* "encoding" */:
+            return .transferEncoding
+        case 10 where first == 0x6974_6365_6e6e_6f63 /* "connecti" */
+            && foldedWord(bytes, nameStart &+ 2) == 0x6e6f_6974_6365_6e6e /* "nnection" */:
+            return .connection
+        default:
+            return nil
         }
     }
 
     private mutating func noteFraming(
         _ bytes: UnsafeRawBufferPointer, nameStart: Int, nameLength: Int, valueStart: Int, valueEnd: Int, base: Int
     ) throws(HTTPParserError) {
-        switch nameLength {
-        case 14 where Self.nameEquals(bytes, nameStart, "content-length"):
+        switch Self.framingField(bytes, nameStart: nameStart, nameLength: nameLength) {
+        case .contentLength?:
             try noteContentLength(bytes, from: valueStart, to: valueEnd, base: base)
-        case 17 where Self.nameEquals(bytes, nameStart, "transfer-encoding"):
+        case .transferEncoding?:
             if framing.transferEncodingOffset == nil { framing.transferEncodingOffset = base &+ nameStart }
             try noteTransferEncoding(bytes, from: valueStart, to: valueEnd, base: base)
-        case 10 where Self.nameEquals(bytes, nameStart, "connection"):
+        case .connection?:
             noteConnection(bytes, from: valueStart, to: valueEnd)
-        default:
+        case nil:
             break
         }
     }
@@ -352,6 +528,13 @@ struct HeaderBlockScanner: Sendable {
 
     /// Connection (RFC 9110 §7.6.1): only the `close` and `keep-alive` options matter here.
     private mutating func noteConnection(_ bytes: UnsafeRawBufferPointer, from: Int, to: Int) {
+        // The common single-option values first, eight bytes at a time.
+        if to &- from == 10, Self.foldedWord(bytes, from) == 0x696c_612d_7065_656b /* "keep-ali" */,
+            Self.foldedWord(bytes, from &+ 2) == 0x6576_696c_612d_7065 /* "ep-alive" */
+        {
+            framing.connectionKeepAlive = true
+            return
+        }
         var i = from
         while i < to {
             while i < to, ByteClass.isWhitespace(bytes[i]) || bytes[i] == UInt8(ascii: ",") { i &+= 1 }

@@ -1,16 +1,50 @@
 import CourierCore
 
-/// The parser shared by requests and responses: a head (start line and fields), then a body
-/// delimited as ``BodyFraming`` decides. The public ``HTTPResponseParser`` and
-/// ``HTTPRequestParser`` wrap it and name the events for their side.
-@usableFromInline
-struct MessageParser: Sendable {
-    enum Event: Sendable {
-        case head(block: ByteBuffer, framing: BodyFraming, keepAlive: Bool)
-        case body(ByteBuffer)
-        case end(trailers: HTTPHeaderView?)
-    }
+/// What a message side (request or response) contributes to the shared parser: its start line,
+/// how a head turns into framing, and its public event type. Specialised at compile time, so the
+/// shared parser builds the public events directly.
+protocol MessageRole {
+    associatedtype Event: Sendable
+    static var startLineKind: StartLineKind { get }
+    /// The framing role of a parsed start line (RFC 9112 §6.3 needs the request method and status).
+    static func framingRole(_ line: StartLine, requestMethod: RequestMethodKind) -> BodyFraming.Role
+    /// Builds the head event and says what follows it.
+    static func head(
+        block: ByteBuffer, line: StartLine, fields: [HTTPFieldSpan], framing: BodyFraming, keepAlive: Bool
+    ) -> (Event, HeadDisposition)
+    static func body(_ bytes: ByteBuffer) -> Event
+    static func end(_ trailers: HTTPHeaderView) -> Event
+    static var needMoreData: Event { get }
+}
 
+/// What comes after a head.
+enum HeadDisposition: Sendable {
+    /// The head's own body, as framed.
+    case message
+    /// An interim 1xx head: another head follows.
+    case interim
+    /// 101: the stream leaves HTTP/1.1.
+    case upgrade
+}
+
+/// The request methods that change how a response is framed (RFC 9112 §6.3), kept as a trivial
+/// value so the hot path copies no strings.
+enum RequestMethodKind: Sendable {
+    case head, connect, other
+
+    init(_ method: HTTPMethod) {
+        switch method {
+        case .HEAD: self = .head
+        case .CONNECT: self = .connect
+        default: self = .other
+        }
+    }
+}
+
+/// The parser shared by requests and responses: a head (start line and fields), then a body
+/// delimited as ``BodyFraming`` decides. ``HTTPResponseParser`` and ``HTTPRequestParser`` are
+/// this parser with their role.
+struct MessageParser<Role: MessageRole>: Sendable {
     private enum State: Sendable {
         case head
         case fixed(remaining: UInt64)
@@ -26,7 +60,7 @@ struct MessageParser: Sendable {
         didSet { chunked.configuration = configuration }
     }
     private var state: State = .head
-    private(set) var scanner: HeaderBlockScanner
+    private var scanner = HeaderBlockScanner(kind: Role.startLineKind)
     private var chunked: ChunkedDecoder
     /// Stream offset of the buffer's first readable byte.
     private(set) var offset = 0
@@ -35,9 +69,8 @@ struct MessageParser: Sendable {
     /// so the head's field spans need not be copied.
     private var scannerHoldsLastHead = false
 
-    init(kind: StartLineKind, configuration: HTTPParserConfiguration) {
+    init(configuration: HTTPParserConfiguration) {
         self.configuration = configuration
-        self.scanner = HeaderBlockScanner(kind: kind)
         self.chunked = ChunkedDecoder(configuration: configuration)
     }
 
@@ -52,69 +85,52 @@ struct MessageParser: Sendable {
         return false
     }
 
-    /// The start line of the head most recently returned.
-    var startLine: StartLine { scanner.startLine }
-
-    mutating func next(
-        _ buffer: inout ByteBuffer, role: (StartLine) -> BodyFraming.Role
-    ) throws(HTTPParserError) -> Event? {
+    mutating func next(_ buffer: inout ByteBuffer, requestMethod: RequestMethodKind) throws(HTTPParserError) -> Role.Event {
         do {
-            return try step(&buffer, role: role)
+            return try step(&buffer, requestMethod: requestMethod)
         } catch {
             state = .failed(error)
             throw error
         }
     }
 
-    private mutating func step(
-        _ buffer: inout ByteBuffer, role: (StartLine) -> BodyFraming.Role
-    ) throws(HTTPParserError) -> Event? {
+    private mutating func step(_ buffer: inout ByteBuffer, requestMethod: RequestMethodKind) throws(HTTPParserError) -> Role.Event {
         switch state {
-        case .failed(let error):
-            throw error
-        case .upgraded:
-            return nil
+        case .chunked:
+            switch try chunked.next(&buffer, offset: &offset) {
+            case .needMoreData: return Role.needMoreData
+            case .data(let piece): return Role.body(piece)
+            case .end(let trailers):
+                state = .head
+                return Role.end(trailers)
+            }
+        case .fixed(let remaining):
+            guard let piece = buffer.readBodySlice(upTo: remaining, offset: &offset) else { return Role.needMoreData }
+            let left = remaining &- UInt64(piece.readableBytes)
+            state = left == 0 ? .endPending : .fixed(remaining: left)
+            return Role.body(piece)
+        case .head:
+            return try parseHead(&buffer, requestMethod: requestMethod)
         case .endPending:
             state = upgradeAfterEnd ? .upgraded : .head
             upgradeAfterEnd = false
-            return .end(trailers: nil)
-        case .head:
-            return try parseHead(&buffer, role: role)
-        case .fixed(let remaining):
-            let available = buffer.readableBytes
-            guard available > 0 else { return nil }
-            let n = Int(Swift.min(remaining, UInt64(available)))
-            let piece = buffer.readSlice(count: n)
-            offset &+= n
-            state = remaining == UInt64(n) ? .endPending : .fixed(remaining: remaining &- UInt64(n))
-            return .body(piece)
+            return Role.end(HTTPHeaderView())
         case .untilClose(let received):
-            let available = buffer.readableBytes
-            guard available > 0 else { return nil }
-            var n = available
-            if let max = configuration.maxBodyBytes {
-                guard received < max else { throw HTTPParserError(.bodyTooLarge, offset: offset) }
-                n = Int(Swift.min(UInt64(available), max &- received))
-            }
-            let piece = buffer.readSlice(count: n)
-            offset &+= n
-            state = .untilClose(received: received &+ UInt64(n))
-            return .body(piece)
-        case .chunked:
-            switch try chunked.next(&buffer, offset: &offset) {
-            case nil: return nil
-            case .data(let piece)?: return .body(piece)
-            case .end(let trailers)?:
-                state = .head
-                return .end(trailers: trailers)
-            }
+            guard buffer.readableBytes > 0 else { return Role.needMoreData }
+            let allowed = configuration.maxBodyBytes.map { $0 &- Swift.min($0, received) } ?? .max
+            guard allowed > 0 else { throw HTTPParserError(.bodyTooLarge, offset: offset) }
+            guard let piece = buffer.readBodySlice(upTo: allowed, offset: &offset) else { return Role.needMoreData }
+            state = .untilClose(received: received &+ UInt64(piece.readableBytes))
+            return Role.body(piece)
+        case .upgraded:
+            return Role.needMoreData
+        case .failed(let error):
+            throw error
         }
     }
 
-    private mutating func parseHead(
-        _ buffer: inout ByteBuffer, role: (StartLine) -> BodyFraming.Role
-    ) throws(HTTPParserError) -> Event? {
-        guard buffer.readableBytes > 0 else { return nil }
+    private mutating func parseHead(_ buffer: inout ByteBuffer, requestMethod: RequestMethodKind) throws(HTTPParserError) -> Role.Event {
+        guard buffer.readableBytes > 0 else { return Role.needMoreData }
         if scannerHoldsLastHead {
             scanner.reset()
             scannerHoldsLastHead = false
@@ -131,59 +147,55 @@ struct MessageParser: Sendable {
                 try scanner.scan(b, mutableBytes: nil, base: base, configuration: configuration)
             }
         }
-        guard let length else { return nil }
-        let block = buffer.slice(count: length)
+        guard let length else { return Role.needMoreData }
         let line = scanner.startLine
         let framing = try BodyFraming.decide(
-            role: role(line), version: line.version, fields: scanner.framing,
-            configuration: configuration, headOffset: base)
+            role: Role.framingRole(line, requestMethod: requestMethod), version: line.version,
+            fields: scanner.framing, configuration: configuration, headOffset: base)
         let keepAlive = BodyFraming.isKeepAlive(version: line.version, fields: scanner.framing, framing: framing)
+        let (event, disposition) = Role.head(
+            block: buffer.slice(count: length), line: line, fields: scanner.fields, framing: framing, keepAlive: keepAlive)
         buffer.moveReaderIndex(forwardBy: length)
         offset &+= length
         scannerHoldsLastHead = true
-        switch framing {
-        case .none:
+        switch (disposition, framing) {
+        case (.interim, _):
+            state = .head
+        case (.upgrade, _):
+            state = .upgraded
+        case (.message, .none):
             state = .endPending
-        case .contentLength(let n):
+        case (.message, .contentLength(let n)):
             state = .fixed(remaining: n)
-        case .chunked:
+        case (.message, .chunked):
             chunked.reset()
             state = .chunked
-        case .untilClose:
+        case (.message, .untilClose):
             state = .untilClose(received: 0)
-        case .tunnel:
+        case (.message, .tunnel):
             state = .endPending
             upgradeAfterEnd = true
         }
-        return .head(block: block, framing: framing, keepAlive: keepAlive)
-    }
-
-    /// Marks the stream as handed over to another protocol (101 Switching Protocols).
-    mutating func markUpgraded() {
-        state = .upgraded
-    }
-
-    /// Marks an interim (1xx) head as done: the next bytes are another head.
-    mutating func expectAnotherHead() {
-        state = .head
+        return event
     }
 
     /// The peer closed the stream. Ends a close-delimited body; anything else mid-message is
     /// a truncation.
-    mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> Event? {
+    mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> Role.Event {
         switch state {
         case .failed(let error):
             throw error
         case .upgraded:
-            return nil
+            return Role.needMoreData
         case .endPending:
-            return try next(&buffer) { _ in .request }
+            // Deliver the pending end first; the close is seen on a later call.
+            return try next(&buffer, requestMethod: .other)
         case .untilClose:
-            if buffer.readableBytes > 0 { return try next(&buffer) { _ in .request } }
+            if buffer.readableBytes > 0 { return try next(&buffer, requestMethod: .other) }
             state = .head
-            return .end(trailers: nil)
+            return Role.end(HTTPHeaderView())
         case .head where isAtMessageBoundary && buffer.readableBytes == 0:
-            return nil
+            return Role.needMoreData
         case .head, .fixed, .chunked:
             let error = HTTPParserError(.truncatedMessage, offset: offset &+ buffer.readableBytes)
             state = .failed(error)

@@ -1,0 +1,55 @@
+// swift-tools-version: 6.1
+// Courier's HTTP/1.1 response parser against llhttp (swift-nio's vendored copy, called through its
+// C API), with package-benchmark. Run from the repository root: `make bench-parser`.
+import Foundation
+import PackageDescription
+
+// A path dependency is identified by its directory's name, which is "main", a worktree's name or
+// CI's clone name depending on where this package sits, so derive it from this file's location.
+let rootIdentity = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent()
+    .deletingLastPathComponent()
+    .lastPathComponent
+    .lowercased()
+
+let package = Package(
+    name: "CourierBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(path: ".."),
+        // "MallocInterposer" only: the default traits add the Swift runtime interposer, which
+        // the local package mirror does not have (shared/research/feasibility.md §7).
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // For llhttp: CNIOLLHTTP is not a product, but depending on NIOHTTP1 builds and links it
+        // and makes its module map visible, so `import CNIOLLHTTP` works.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // The corpus and the two parser drivers, shared by the benchmarks and the profiling driver.
+        .target(
+            name: "ParserCorpus",
+            dependencies: [
+                .product(name: "CourierHTTP1", package: rootIdentity),
+                .product(name: "CourierCore", package: rootIdentity),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "ParserBenchmarks",
+            dependencies: [
+                "ParserCorpus",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/ParserBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // A plain loop over one case for perf or callgrind (see README.md).
+        .executableTarget(
+            name: "ParserProfile",
+            dependencies: ["ParserCorpus"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)
