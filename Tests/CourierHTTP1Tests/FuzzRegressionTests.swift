@@ -16,9 +16,17 @@ import Testing
         do throws(HTTPParserError) {
             for piece in pieces {
                 buffer.writeBytes(piece)
-                while let event = try parser.next(&buffer) { events.append(Self.render(event)) }
+                while true {
+                    let event = try parser.next(&buffer)
+                    if case .needMoreData = event { break }
+                    events.append(Self.render(event))
+                }
             }
-            while let event = try parser.finish(&buffer) { events.append(Self.render(event)) }
+            while true {
+                let event = try parser.finish(&buffer)
+                if case .needMoreData = event { break }
+                events.append(Self.render(event))
+            }
         } catch {
             events.append("error \(error.code)@\(error.offset)")
         }
@@ -34,6 +42,8 @@ import Testing
             return "body \(bytes.readableBytes)"
         case .end:
             return "end"
+        case .needMoreData:
+            return "needMoreData"
         }
     }
 

@@ -250,8 +250,10 @@ private func roundTrip(_ request: Request) {
     var body: [UInt8] = []
     var ended = false
     do throws(HTTPParserError) {
-        while let event = try parser.next(&buffer) {
-            switch event {
+        parsing: while true {
+            switch try parser.next(&buffer) {
+            case .needMoreData:
+                break parsing
             case .head(let parsed):
                 fuzzCheck(!sawHead, "\(context)\na second head")
                 sawHead = true
@@ -280,12 +282,11 @@ private func roundTrip(_ request: Request) {
             case .end(let trailers):
                 fuzzCheck(sawHead && !ended, "\(context)\nend outside a message")
                 ended = true
-                let got = (trailers.map { Array($0) } ?? []).map { (bytes($0.name), bytes($0.value)) }
+                let got = trailers.map { (bytes($0.name), bytes($0.value)) }
                 let want = request.trailers.map { (Array($0.name.utf8), Array($0.value.utf8)) }
                 fuzzCheck(
                     got.count == want.count && zip(got, want).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 },
-                    "\(context)\ntrailers \(trailers.map(render) ?? "nil"), expected \(Array(request.trailers))")
-                fuzzCheck((trailers == nil) == request.trailers.isEmpty, "\(context)\ntrailers present: \(trailers != nil)")
+                    "\(context)\ntrailers \(render(trailers)), expected \(Array(request.trailers))")
             }
         }
     } catch {
