@@ -44,9 +44,10 @@ SMALL_LENIENT = bytes([15, 0x62, 0xF5, 0xE7])
 TINY = bytes([8, 0x00, 0x00, 0x01])    # 64 B heads, 1 field, 1 digit, no extensions, body ≤ 0
 
 
-def response_seed(config, stream, method=0, mode=0):
-    # mode byte: low two bits feeding (0..3), bits 2-3 method (GET, HEAD, CONNECT, POST)
-    return config + bytes([(mode & 3) | (method << 2)]) + cuts(len(stream)) + stream
+def response_seed(config, stream, method=0, mode=0, retain=False):
+    # mode byte: low two bits feeding (0..3), bits 2-3 method (GET, HEAD, CONNECT, POST),
+    # bit 4 keep what the split feeding was handed
+    return config + bytes([(mode & 3) | (method << 2) | (0x10 if retain else 0)]) + cuts(len(stream)) + stream
 
 
 GET, HEAD, CONNECT, POST = range(4)
@@ -99,7 +100,7 @@ responses = {
 }
 reset("FuzzResponseParser")
 for i, (name, (config, stream, method)) in enumerate(sorted(responses.items())):
-    write("FuzzResponseParser", name, response_seed(config, stream, method, mode=i % 4))
+    write("FuzzResponseParser", name, response_seed(config, stream, method, mode=i % 4, retain=i % 2 == 1))
 
 # ---------------------------------------------------------------------------------------------
 # FuzzChunkedDecoder: config(4) mode(1) cuts(6) body.
@@ -133,7 +134,8 @@ chunked = {
 }
 reset("FuzzChunkedDecoder")
 for i, (name, (config, body)) in enumerate(sorted(chunked.items())):
-    mode = (i % 4) | ((i % 2) << 2)
+    # feeding, start offset 1000 (bit 2), keep data slices (bit 3)
+    mode = (i % 4) | ((i % 2) << 2) | ((i % 3 == 0) << 3)
     write("FuzzChunkedDecoder", name, config + bytes([mode]) + cuts(len(body)) + body)
 
 # ---------------------------------------------------------------------------------------------

@@ -5,7 +5,9 @@
 // Input layout:
 //   bytes 0–3   parser configuration (HTTPParserConfiguration.fuzzed): limits and leniencies
 //   byte  4     feeding mode (low two bits: 1/2/3 cuts or bytewise); bit 2: start the stream
-//               offset at 1000 instead of 0 (offsets are relative to where the body starts)
+//               offset at 1000 instead of 0 (offsets are relative to where the body starts);
+//               bit 3: the split feeding keeps every data slice alive to the end (so chunks are
+//               not joined in place) and checks none changed
 //   bytes 5–10  three little-endian 16-bit cut selectors
 //   bytes 11…   the chunked body (anything after the last chunk's trailers is left unread)
 import CourierCore
@@ -19,12 +21,16 @@ public func fuzzChunkedDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     let streamLength = Swift.max(0, size - 11)
     let (feeding, modeBits) = Feeding.read(from: &reader, count: streamLength)
     let startOffset = modeBits & 1 != 0 ? 1000 : 0
+    let retain = modeBits & 2 != 0
     let stream = reader.rest()
 
-    let setup = "configuration: \(configuration.fuzzSummary) startOffset=\(startOffset)"
+    let setup = "configuration: \(configuration.fuzzSummary) startOffset=\(startOffset) retain=\(retain)"
     var decoder = ChunkedDecoder(configuration: configuration)
-    let whole = decode([stream[...]], decoder: &decoder, startOffset: startOffset, total: stream.count, setup: setup)
-    let split = decode(feeding.pieces(stream), decoder: &decoder, startOffset: startOffset, total: stream.count, setup: setup)
+    let whole = decode(
+        [stream[...]], decoder: &decoder, startOffset: startOffset, total: stream.count, retain: false, setup: setup)
+    let split = decode(
+        feeding.pieces(stream), decoder: &decoder, startOffset: startOffset, total: stream.count, retain: retain,
+        setup: setup)
     expectSameLog(whole, split, feeding: feeding, input: stream)
 
     // A body the decoder accepted must hold the data a plain reading of the grammar finds.
@@ -86,7 +92,8 @@ private func referenceDecode(_ s: [UInt8], allowBareLF: Bool) -> (data: [UInt8],
 
 /// Resets `decoder` (so its reuse is tested too), feeds `pieces`, and returns the normalised log.
 private func decode(
-    _ pieces: [ArraySlice<UInt8>], decoder: inout ChunkedDecoder, startOffset: Int, total: Int, setup: String
+    _ pieces: [ArraySlice<UInt8>], decoder: inout ChunkedDecoder, startOffset: Int, total: Int, retain: Bool,
+    setup: String
 ) -> EventLog {
     decoder.reset()
     let configuration = decoder.configuration
@@ -96,6 +103,7 @@ private func decode(
     var log = EventLog()
     var dataBytes: UInt64 = 0
     var events = 0
+    var held: [(ByteBuffer, [UInt8])] = []
 
     func checkOffset(_ context: String) {
         fuzzCheck(
@@ -125,6 +133,7 @@ private func decode(
                         fuzzCheck(dataBytes <= max, "\(setup)\n\(dataBytes) data bytes, limit \(max)")
                     }
                     log.body(bytes)
+                    if retain { held.append((bytes, bytes.readableBytesArray())) }
                 case .end(let trailers):
                     fuzzCheck(decoder.isDone, "\(setup)\nend event but not done")
                     if trailers.isEmpty {
@@ -153,6 +162,11 @@ private func decode(
         fuzzCheck(error.offset >= offset, "\(setup)\nerror \(error) is before the bytes already consumed (\(offset))")
         checkOffset("after error \(error)")
         log.add("error \(error.code)@\(error.offset - startOffset)")
+    }
+    for (slice, bytes) in held {
+        fuzzCheck(
+            slice.readableBytesArray() == bytes,
+            "\(setup)\ndata changed after it was returned: \(escaped(bytes)) now \(escaped(slice))")
     }
     return log
 }

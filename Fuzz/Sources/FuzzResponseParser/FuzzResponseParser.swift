@@ -4,7 +4,9 @@
 // Input layout:
 //   bytes 0–3   parser configuration (HTTPParserConfiguration.fuzzed)
 //   byte  4     feeding mode (low two bits: 1/2/3 cuts or bytewise); bits 2–3 the request
-//               method (GET, HEAD, CONNECT, POST)
+//               method (GET, HEAD, CONNECT, POST); bit 4: the split feeding keeps every head and
+//               body it was handed alive to the end (so the buffer is shared, not reused in
+//               place) and checks they never changed
 //   bytes 5–10  three little-endian 16-bit cut selectors
 //   bytes 11…   the response stream
 import CourierCore
@@ -21,11 +23,15 @@ public func fuzzResponseParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     let streamLength = Swift.max(0, size - headerLength)
     let (feeding, modeBits) = Feeding.read(from: &reader, count: streamLength)
     let method = methods[Int(modeBits & 3)]
+    let retain = modeBits & 4 != 0
     let stream = reader.rest()
 
-    let setup = "configuration: \(configuration.fuzzSummary) method=\(method)"
-    let whole = parse([stream[...]], configuration: configuration, method: method, total: stream.count, setup: setup)
-    let split = parse(feeding.pieces(stream), configuration: configuration, method: method, total: stream.count, setup: setup)
+    let setup = "configuration: \(configuration.fuzzSummary) method=\(method) retain=\(retain)"
+    let whole = parse(
+        [stream[...]], configuration: configuration, method: method, total: stream.count, retain: false, setup: setup)
+    let split = parse(
+        feeding.pieces(stream), configuration: configuration, method: method, total: stream.count, retain: retain,
+        setup: setup)
     if whole != split {
         fuzzFail("\(setup)\n" + describeDifference(whole, split, feeding: feeding, input: stream))
     }
@@ -47,7 +53,7 @@ private struct MessageState {
 /// normalised log. Checks the per-event properties on the way.
 private func parse(
     _ pieces: [ArraySlice<UInt8>], configuration: HTTPParserConfiguration, method: HTTPMethod, total: Int,
-    setup: String
+    retain: Bool, setup: String
 ) -> EventLog {
     var parser = HTTPResponseParser(configuration: configuration)
     parser.requestMethod = method
@@ -58,6 +64,10 @@ private func parse(
     // Every event but `end` consumes at least one byte, and `end` follows some other event.
     let stepLimit = 2 * total + 8
     var message = MessageState()
+    // With `retain`, what was handed out and how it looked then, checked again at the end.
+    var heldHeads: [(HTTPResponseHead, String)] = []
+    var heldBodies: [(ByteBuffer, [UInt8])] = []
+    var heldTrailers: [(HTTPHeaderView, String)] = []
 
     func checkCounters(_ context: String) {
         fuzzCheck(
@@ -91,6 +101,7 @@ private func parse(
             }
             checkHead(head, method: method, configuration: configuration, setup: setup)
             message = MessageState(framing: head.framing, status: head.status, bodyBytes: 0)
+            if retain { heldHeads.append((head, renderHead(head))) }
             log.add("\(kind) \(renderHead(head)) length=\(headLength)")
         case .body(let bytes):
             fuzzCheck(bytes.readableBytes > 0, "\(setup)\n\(context): empty body event")
@@ -107,6 +118,7 @@ private func parse(
                 fuzzFail("\(setup)\n\(context): body bytes for framing \(String(describing: message.framing))")
             }
             log.body(bytes)
+            if retain { heldBodies.append((bytes, bytes.readableBytesArray())) }
         case .end(let trailers):
             if case .contentLength(let n)? = message.framing {
                 fuzzCheck(message.bodyBytes == n, "\(setup)\n\(context): ended after \(message.bodyBytes) of \(n) body bytes")
@@ -117,6 +129,7 @@ private func parse(
                 fuzzCheck(message.framing == .chunked, "\(setup)\n\(context): trailers without chunked framing")
                 checkFieldSection(trailers, maxFieldCount: configuration.maxFieldCount, what: "trailers")
                 log.add("end trailers=\(render(trailers))")
+                if retain { heldTrailers.append((trailers, render(trailers))) }
             }
             message = MessageState()
         case .needMoreData:
@@ -160,6 +173,16 @@ private func parse(
         again = nil
         do throws(HTTPParserError) { _ = try parser.finish(&buffer) } catch { again = error }
         fuzzCheck(again == error, "\(setup)\nfinish() after \(error) gave \(String(describing: again))")
+    }
+    // Nothing handed out may change afterwards, whatever the parser did with its buffer since.
+    for (head, rendered) in heldHeads {
+        fuzzCheck(renderHead(head) == rendered, "\(setup)\na head changed after it was returned:\n\(rendered)\nnow\n\(renderHead(head))")
+    }
+    for (body, bytes) in heldBodies {
+        fuzzCheck(body.readableBytesArray() == bytes, "\(setup)\nbody bytes changed after they were returned: \(escaped(bytes)) now \(escaped(body))")
+    }
+    for (trailers, rendered) in heldTrailers {
+        fuzzCheck(render(trailers) == rendered, "\(setup)\ntrailers changed after they were returned: \(rendered) now \(render(trailers))")
     }
     return log
 }
