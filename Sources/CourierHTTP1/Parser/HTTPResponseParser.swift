@@ -21,7 +21,8 @@ public enum HTTPResponseParserEvent: Sendable, Hashable {
 
 /// An incremental HTTP/1.1 response parser (RFC 9112) that resumes at any byte boundary.
 ///
-/// Feed it by appending bytes to a ``ByteBuffer`` and calling ``next(_:)`` until it returns nil;
+/// Feed it by appending bytes to a ``ByteBuffer`` and calling ``next(_:)`` until it returns
+/// ``HTTPResponseParserEvent/needMoreData``;
 /// it consumes what it has used from the front of the buffer and leaves a partial head in place.
 /// Heads are zero-copy views into the buffer. After any error the parser stays failed and the
 /// connection must not be reused.
@@ -30,7 +31,7 @@ public enum HTTPResponseParserEvent: Sendable, Hashable {
 /// var parser = HTTPResponseParser()
 /// parser.requestMethod = .GET
 /// buffer.writeBytes(bytesFromSocket)
-/// while let event = try parser.next(&buffer) { handle(event) }
+/// while case let event = try parser.next(&buffer), event != .needMoreData { handle(event) }
 /// ```
 public struct HTTPResponseParser: Sendable {
     private var core: MessageParser<ResponseRole>
@@ -65,10 +66,10 @@ public struct HTTPResponseParser: Sendable {
         try core.next(&buffer, requestMethod: methodKind)
     }
 
-    /// Tells the parser the peer closed the connection, after ``next(_:)`` returned nil.
+    /// Tells the parser the peer closed the connection, after ``next(_:)`` returned `needMoreData`.
     ///
     /// Ends a body delimited by close; throws ``HTTPParserError/Code/truncatedMessage`` when the
-    /// close cuts a message short. Returns nil when the close came between messages.
+    /// close cuts a message short. Returns `needMoreData` when the close came between messages.
     public mutating func finish(_ buffer: inout ByteBuffer) throws(HTTPParserError) -> HTTPResponseParserEvent {
         try core.finish(&buffer)
     }
