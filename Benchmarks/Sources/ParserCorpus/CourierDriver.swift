@@ -10,6 +10,16 @@ package struct ParseResult: Equatable, CustomStringConvertible {
     package var bodyBytes = 0
     package var complete = false
 
+    /// Notes the status and touches every field's name and value.
+    @inline(__always)
+    mutating func record(_ head: HTTPResponseHead) {
+        status = head.status
+        for field in head.headers {
+            headerCount &+= 1
+            headerBytes &+= field.name.count &+ field.value.count
+        }
+    }
+
     package var description: String {
         "status \(status), \(headerCount) fields (\(headerBytes) name+value bytes), body \(bodyBytes) bytes, complete \(complete)"
     }
@@ -94,11 +104,7 @@ package final class CourierDriver {
         while true {
             switch try parser.next(&buffer) {
             case .head(let head):
-                r.status = head.status
-                for field in head.headers {
-                    r.headerCount &+= 1
-                    r.headerBytes &+= field.name.count &+ field.value.count
-                }
+                r.record(head)
             case .body(let piece):
                 r.bodyBytes &+= piece.readableBytes
             case .end:
@@ -152,11 +158,7 @@ package final class CourierInflatingDriver {
         while true {
             switch try parser.next(&buffer) {
             case .head(let head):
-                r.status = head.status
-                for field in head.headers {
-                    r.headerCount &+= 1
-                    r.headerBytes &+= field.name.count &+ field.value.count
-                }
+                r.record(head)
                 decoder.reset()
             case .body(let piece):
                 r.bodyBytes &+= piece.readableBytes
