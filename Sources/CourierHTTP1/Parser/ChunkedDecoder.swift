@@ -80,8 +80,9 @@ public struct ChunkedDecoder: Sendable {
                 state = left == 0 ? .dataCR : .data(remaining: left)
                 return .data(piece)
             case .trailers:
-                let complete = try scanTrailers(&buffer, offset: offset)
-                guard let length = complete else { return .needMoreData }
+                guard let length = try trailerScanner.scan(&buffer, base: offset, configuration: configuration) else {
+                    return .needMoreData
+                }
                 let trailers =
                     trailerScanner.fields.isEmpty
                     ? HTTPHeaderView() : HTTPHeaderView(block: buffer.slice(count: length), spans: trailerScanner.fields)
@@ -94,18 +95,6 @@ public struct ChunkedDecoder: Sendable {
                 let progressed = try consumeFraming(&buffer, offset: &offset)
                 if !progressed { return .needMoreData }
             }
-        }
-    }
-
-    private mutating func scanTrailers(_ buffer: inout ByteBuffer, offset: Int) throws(HTTPParserError) -> Int? {
-        let configuration = self.configuration
-        if configuration.allowObsFold {
-            return try buffer.withUnsafeMutableReadableBytes { (m) throws(HTTPParserError) -> Int? in
-                try trailerScanner.scan(UnsafeRawBufferPointer(m), mutableBytes: m, base: offset, configuration: configuration)
-            }
-        }
-        return try buffer.withUnsafeReadableBytes { (b) throws(HTTPParserError) -> Int? in
-            try trailerScanner.scan(b, mutableBytes: nil, base: offset, configuration: configuration)
         }
     }
 
@@ -179,7 +168,7 @@ public struct ChunkedDecoder: Sendable {
             while read &+ 2 <= bytes.count, bytes[read] == UInt8(ascii: "\r"), bytes[read &+ 1] == UInt8(ascii: "\n"),
                 let line = Self.sizeLine(UnsafeRawBufferPointer(bytes), at: read &+ 2, maxDigits: maxDigits),
                 line.size > 0, line.size <= UInt64(bytes.count &- line.end),
-                chunkPassesLimits(line.size, afterChunks: chunks, bytes: added)
+                chunkLimitBroken(line.size, afterChunks: chunks, bytes: added) == nil
             {
                 let size = Int(line.size)
                 // Safe: both ranges lie inside the readable bytes; memmove handles the overlap.
@@ -201,17 +190,17 @@ public struct ChunkedDecoder: Sendable {
         return piece
     }
 
-    /// Whether one more chunk of `size` bytes, after `chunks` joined chunks of `bytes` bytes,
-    /// stays within the body limit and the flood guard (the same rules as ``sizeLineEnded``).
+    /// The limit one more chunk of `size` bytes would break, after `chunks` more chunks of
+    /// `bytes` bytes than counted so far: the body limit, then the tiny-chunk flood guard.
     @inline(__always)
-    private func chunkPassesLimits(_ size: UInt64, afterChunks chunks: Int, bytes: UInt64) -> Bool {
+    private func chunkLimitBroken(_ size: UInt64, afterChunks chunks: Int = 0, bytes: UInt64 = 0) -> HTTPParserError.Code? {
         let count = chunkCount &+ chunks &+ 1
         let (total, overflow) = dataBytes.addingReportingOverflow(bytes &+ size)
-        if overflow || (configuration.maxBodyBytes.map { total > $0 } ?? false) { return false }
+        if overflow || (configuration.maxBodyBytes.map { total > $0 } ?? false) { return .bodyTooLarge }
         if count >= configuration.chunkFloodThreshold && total / UInt64(count) < UInt64(configuration.minimumMeanChunkBytes) {
-            return false
+            return .chunkFlood
         }
-        return true
+        return nil
     }
 
     /// Runs the byte-level states (size line, data CRLF) over the readable bytes. Returns whether
@@ -322,17 +311,9 @@ public struct ChunkedDecoder: Sendable {
     /// A size line is complete: check the limits and return the next state (data or trailers).
     private mutating func sizeLineEnded(chunk: UInt64, at offset: Int) throws(HTTPParserError) -> State {
         if chunk == 0 { return .trailers }
+        if let broken = chunkLimitBroken(chunk) { throw HTTPParserError(broken, offset: offset) }
         chunkCount &+= 1
-        let (total, overflow) = dataBytes.addingReportingOverflow(chunk)
-        if overflow || (configuration.maxBodyBytes.map { total > $0 } ?? false) {
-            throw HTTPParserError(.bodyTooLarge, offset: offset)
-        }
-        dataBytes = total
-        if chunkCount >= configuration.chunkFloodThreshold
-            && dataBytes / UInt64(chunkCount) < UInt64(configuration.minimumMeanChunkBytes)
-        {
-            throw HTTPParserError(.chunkFlood, offset: offset)
-        }
+        dataBytes &+= chunk
         return .data(remaining: chunk)
     }
 }

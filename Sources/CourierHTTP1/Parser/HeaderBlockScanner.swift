@@ -1,3 +1,5 @@
+import CourierCore
+
 /// What the first line of a header block is.
 @usableFromInline
 enum StartLineKind: Sendable {
@@ -106,6 +108,22 @@ struct HeaderBlockScanner: Sendable {
     ) throws(HTTPParserError) -> Int? {
         try ByteClass.table.withUnsafeBufferPointer { (table) throws(HTTPParserError) -> Int? in
             try scanBlock(bytes, mutableBytes: mutableBytes, base: base, configuration: configuration, table: table)
+        }
+    }
+
+    /// Scans the block at the front of `buffer`'s readable bytes. The buffer is touched as
+    /// writable only when obs-fold unfolding is allowed, so the strict path never makes a shared
+    /// buffer unique (which would copy it).
+    mutating func scan(
+        _ buffer: inout ByteBuffer, base: Int, configuration: HTTPParserConfiguration
+    ) throws(HTTPParserError) -> Int? {
+        if configuration.allowObsFold {
+            return try buffer.withUnsafeMutableReadableBytes { (m) throws(HTTPParserError) -> Int? in
+                try scan(UnsafeRawBufferPointer(m), mutableBytes: m, base: base, configuration: configuration)
+            }
+        }
+        return try buffer.withUnsafeReadableBytes { (b) throws(HTTPParserError) -> Int? in
+            try scan(b, mutableBytes: nil, base: base, configuration: configuration)
         }
     }
 

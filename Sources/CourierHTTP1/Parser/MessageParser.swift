@@ -137,16 +137,7 @@ struct MessageParser<Role: MessageRole>: Sendable {
         }
         let configuration = self.configuration
         let base = offset
-        let length: Int?
-        if configuration.allowObsFold {
-            length = try buffer.withUnsafeMutableReadableBytes { (m) throws(HTTPParserError) -> Int? in
-                try scanner.scan(UnsafeRawBufferPointer(m), mutableBytes: m, base: base, configuration: configuration)
-            }
-        } else {
-            length = try buffer.withUnsafeReadableBytes { (b) throws(HTTPParserError) -> Int? in
-                try scanner.scan(b, mutableBytes: nil, base: base, configuration: configuration)
-            }
-        }
+        let length = try scanner.scan(&buffer, base: base, configuration: configuration)
         guard let length else { return Role.needMoreData }
         let line = scanner.startLine
         let framing = try BodyFraming.decide(

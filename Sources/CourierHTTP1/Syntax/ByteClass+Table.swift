@@ -5,8 +5,8 @@
 extension ByteClass {
     /// `tchar` (RFC 9110 §5.6.2).
     @usableFromInline static let tokenFlag: UInt8 = 1
-    /// field-vchar / SP / HTAB / obs-text (RFC 9110 §5.5).
-    @usableFromInline static let fieldValueFlag: UInt8 = 2
+    // Bit 2 (value 2) marks field-vchar / SP / HTAB / obs-text (RFC 9110 §5.5); the value scan
+    // uses SIMD instead, so no constant names it.
     /// SP / HTAB.
     @usableFromInline static let whitespaceFlag: UInt8 = 4
 
