@@ -11,6 +11,9 @@ let package = Package(
     products: [
         .library(name: "CourierCore", targets: ["CourierCore"]),
         .library(name: "CourierHTTP1", targets: ["CourierHTTP1"]),
+        .library(name: "CourierPosix", targets: ["CourierPosix"]),
+        .library(name: "CourierTLS", targets: ["CourierTLS"]),
+        .library(name: "CourierClient", targets: ["CourierClient"]),
     ],
     targets: [
         // C system modules: module maps and headers only, nothing compiled.
@@ -37,6 +40,31 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "CourierPosix",
+            dependencies: ["CourierCore", "CCourierLinux"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CourierTLS",
+            dependencies: ["CourierCore", "CCourierOpenSSL"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CourierClient",
+            dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS"],
+            swiftSettings: swiftSettings
+        ),
+
+        // Test-only: scripted loopback servers (plain and TLS) and the certificate matrix.
+        // Not a product; only test targets depend on it.
+        .target(
+            name: "CourierTestSupport",
+            dependencies: ["CourierCore", "CourierHTTP1", "CCourierOpenSSL", "CCourierLinux"],
+            exclude: ["Certificates"],
+            swiftSettings: swiftSettings
+        ),
+
         // A tiny consumer used by `make test` to prove the lower layers do not link Foundation.
         .executableTarget(
             name: "CourierLinkageProbe",
@@ -54,6 +82,21 @@ let package = Package(
             name: "CourierHTTP1Tests",
             dependencies: ["CourierHTTP1", "CourierCore"],
             exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CourierPosixTests",
+            dependencies: ["CourierPosix", "CourierCore", "CourierTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CourierTLSTests",
+            dependencies: ["CourierTLS", "CourierCore", "CourierTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CourierClientTests",
+            dependencies: ["CourierClient", "CourierHTTP1", "CourierCore", "CourierTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]
