@@ -1,13 +1,12 @@
 #pragma once
-// Linux calls that Glibc's Swift module does not expose: epoll, eventfd, timerfd and the
-// _GNU_SOURCE-only socket calls (accept4, pipe2). Header-only: nothing is compiled.
+// Linux calls that Glibc's Swift module does not expose: epoll, eventfd, timerfd.
+// Header-only: nothing is compiled. No _GNU_SOURCE here: it changes the layout names of
+// structs Glibc also defines (fd_set), and Swift then refuses the two definitions.
 #ifdef __linux__
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1
-#endif
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include <pthread.h>
+// Declared by glibc only under _GNU_SOURCE; this is its exact prototype.
+extern int pthread_setname_np(pthread_t thread, const char *name);
 #endif

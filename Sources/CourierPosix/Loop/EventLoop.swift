@@ -1,0 +1,311 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CCourierLinux
+import CourierCore
+import Synchronization
+
+/// One thread running one epoll set, a task queue woken by an eventfd, and a timer heap.
+///
+/// Threading rules (see docs/ARCHITECTURE.md): ``execute(_:)`` may be called from any thread.
+/// Everything else (registrations, timers) must be called on the loop's own thread; those
+/// methods check ``assertInEventLoop()``. A connection lives on one loop for life.
+///
+/// `@unchecked Sendable`: the cross-thread state (`pending`, `threadID`, `isRunning`) is in a
+/// `Mutex`/`Atomic`; the rest (`state`) is touched only on the loop thread, asserted.
+public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
+    /// Loop-confined state: selector, registrations, timers.
+    private final class LoopState {
+        var selector: Selector
+        var slots: [Slot] = []
+        var freeSlots: [UInt32] = []
+        var timers = TimerQueue()
+        var registrationCount = 0
+
+        init(selector: consuming Selector) { self.selector = selector }
+    }
+
+    private struct Slot {
+        var generation: UInt32 = 0
+        var handler: (any Selectable)?
+        var descriptor: Int32 = -1
+    }
+
+    private struct Pending {
+        var jobs: [@Sendable () -> Void] = []
+        var wakeupRequested = false
+    }
+
+    /// Reserved registration slot for the wake-up eventfd.
+    private static let wakeToken = RegistrationID(slot: .max, generation: 0)
+
+    public let name: String
+    private let state: LoopState
+    private let wakeDescriptor: Int32
+    private let pending = Mutex(Pending())
+    private let threadID = Atomic<UInt>(0)
+    private let isRunning = Atomic<Bool>(true)
+    private let finished = Mutex<Bool>(false)
+    private var thread: pthread_t?
+
+    /// Creates the loop and starts its thread.
+    public init(name: String = "courier-loop") throws(PosixError) {
+        ProcessSetup.ignoreSIGPIPE()
+        self.name = name
+        let selector = try Selector()
+        let wake = try Syscall.blocking("eventfd", eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)))
+        do throws(PosixError) {
+            try selector.add(wake, interest: .read, id: Self.wakeToken)
+        } catch {
+            Syscall.close(wake)
+            throw error
+        }
+        self.wakeDescriptor = wake
+        self.state = LoopState(selector: selector)
+        try startThread()
+    }
+
+    deinit {
+        Syscall.close(wakeDescriptor)
+    }
+
+    public var description: String { "EventLoop(\(name))" }
+
+    // MARK: Any thread
+
+    /// Whether the caller is running on this loop's thread.
+    public var inEventLoop: Bool {
+        UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))) == threadID.load(ordering: .acquiring)
+    }
+
+    /// Traps if called off the loop thread: a threading bug, never a network condition.
+    public func assertInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(inEventLoop, "must be called on \(name)", file: file, line: line)
+    }
+
+    /// Runs `job` on the loop thread, after what is already queued. From the loop thread itself
+    /// the job is queued too (never run inline), so callers never re-enter themselves.
+    public func execute(_ job: @escaping @Sendable () -> Void) {
+        let mustWake = pending.withLock { pending -> Bool in
+            pending.jobs.append(job)
+            if pending.wakeupRequested { return false }
+            pending.wakeupRequested = true
+            return true
+        }
+        if mustWake && !inEventLoop {
+            var one: UInt64 = 1
+            _ = Glibc.write(wakeDescriptor, &one, 8)
+        }
+    }
+
+    /// Runs `body` on the loop and waits for its result. Must not be called on the loop.
+    public func submitAndWait<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+        if inEventLoop { return body() }
+        let result = Mutex<T?>(nil)
+        let done = Semaphore()
+        execute {
+            let value = body()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
+
+    /// Stops the loop after the jobs already queued and waits for its thread to end. Close
+    /// every connection first; registrations still present are dropped without a callback.
+    public func shutdown() {
+        precondition(!inEventLoop, "shutdown() would wait for its own thread")
+        let alreadyFinished = finished.withLock { value -> Bool in
+            defer { value = true }
+            return value
+        }
+        guard !alreadyFinished else { return }
+        execute { [self] in isRunning.store(false, ordering: .releasing) }
+        if let thread { pthread_join(thread, nil) }
+    }
+
+    // MARK: Loop thread only
+
+    /// Registers `fd` for `interest`; `handler` is called with readiness until deregistered.
+    public func register(_ fd: Int32, interest: Interest, handler: any Selectable) throws(PosixError) -> RegistrationID {
+        assertInEventLoop()
+        let slot: UInt32
+        if let free = state.freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = UInt32(state.slots.count)
+            state.slots.append(Slot())
+        }
+        let index = Int(slot)
+        state.slots[index].generation &+= 1
+        let id = RegistrationID(slot: slot, generation: state.slots[index].generation)
+        do throws(PosixError) {
+            try state.selector.add(fd, interest: interest, id: id)
+        } catch {
+            state.freeSlots.append(slot)
+            throw error
+        }
+        state.slots[index].handler = handler
+        state.slots[index].descriptor = fd
+        state.registrationCount += 1
+        return id
+    }
+
+    /// Changes what a registration listens for.
+    public func reregister(_ id: RegistrationID, interest: Interest) throws(PosixError) {
+        assertInEventLoop()
+        guard let slot = liveSlot(id) else { return }
+        try state.selector.modify(state.slots[slot].descriptor, interest: interest, id: id)
+    }
+
+    /// Removes a registration. Call before closing the descriptor. Events already returned by
+    /// this wait for the old registration are dropped (the generation no longer matches).
+    public func deregister(_ id: RegistrationID) {
+        assertInEventLoop()
+        guard let slot = liveSlot(id) else { return }
+        state.selector.remove(state.slots[slot].descriptor)
+        state.slots[slot].handler = nil
+        state.slots[slot].descriptor = -1
+        state.slots[slot].generation &+= 1
+        state.freeSlots.append(UInt32(slot))
+        state.registrationCount -= 1
+    }
+
+    /// The number of live registrations (for leak checks in tests).
+    public var registrationCount: Int {
+        assertInEventLoop()
+        return state.registrationCount
+    }
+
+    /// Calls `callback` on the loop at `deadline` unless cancelled first.
+    @discardableResult
+    public func scheduleTimer(at deadline: Deadline, _ callback: @escaping () -> Void) -> TimerID {
+        assertInEventLoop()
+        return state.timers.schedule(at: deadline, callback)
+    }
+
+    /// Cancels a timer; a no-op if it already ran.
+    public func cancelTimer(_ id: TimerID) {
+        assertInEventLoop()
+        state.timers.cancel(id)
+    }
+
+    // MARK: The loop
+
+    private func liveSlot(_ id: RegistrationID) -> Int? {
+        let index = Int(id.slot)
+        guard index < state.slots.count, state.slots[index].generation == id.generation,
+              state.slots[index].handler != nil else { return nil }
+        return index
+    }
+
+    private func run() {
+        threadID.store(UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))), ordering: .releasing)
+        while isRunning.load(ordering: .acquiring) {
+            let timeout = waitTimeout()
+            do {
+                try state.selector.wait(timeoutMilliseconds: timeout) { id, events in
+                    if id == Self.wakeToken {
+                        var counter: UInt64 = 0
+                        _ = Glibc.read(wakeDescriptor, &counter, 8)
+                        return
+                    }
+                    guard let slot = liveSlot(id), let handler = state.slots[slot].handler else { return }
+                    handler.selectorReady(events)
+                }
+            } catch {
+                // epoll_wait fails only on programming errors (EBADF/EINVAL); stop rather than spin.
+                isRunning.store(false, ordering: .releasing)
+            }
+            let now = Deadline.now()
+            for timer in state.timers.popExpired(now: now) { timer() }
+            runPendingJobs()
+        }
+        runPendingJobs()
+    }
+
+    private func waitTimeout() -> Int32 {
+        if pending.withLock({ !$0.jobs.isEmpty }) { return 0 }
+        guard let next = state.timers.nextDeadline() else { return -1 }
+        let left = next.remaining().nanoseconds
+        // Round up so a timer never fires early and the loop never spins on a 0 ms wait.
+        let milliseconds = (left + 999_999) / 1_000_000
+        return Int32(clamping: milliseconds)
+    }
+
+    private func runPendingJobs() {
+        let jobs = pending.withLock { pending -> [@Sendable () -> Void] in
+            pending.wakeupRequested = false
+            defer { pending.jobs.removeAll(keepingCapacity: true) }
+            return pending.jobs
+        }
+        for job in jobs { job() }
+    }
+
+    private func startThread() throws(PosixError) {
+        let box = Unmanaged.passRetained(self)
+        var handle = pthread_t()
+        let result = pthread_create(&handle, nil, { raw in
+            // Safe: `raw` is the retained EventLoop passed below; released exactly once here.
+            let loop = Unmanaged<EventLoop>.fromOpaque(raw!).takeRetainedValue()
+            _ = loop.name.prefix(15).withCString { pthread_setname_np(pthread_self(), $0) }
+            loop.run()
+            return nil
+        }, box.toOpaque())
+        guard result == 0 else {
+            box.release()
+            throw PosixError(code: result, call: "pthread_create")
+        }
+        thread = handle
+    }
+}
+
+/// A counting semaphore for the few places that must block a non-loop thread.
+final class Semaphore: Sendable {
+    private let storage = Mutex(0)
+    private let condition = ConditionBox()
+
+    func signal() {
+        condition.lock()
+        storage.withLock { $0 += 1 }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait() {
+        condition.lock()
+        while storage.withLock({ value -> Bool in
+            if value > 0 { value -= 1; return false }
+            return true
+        }) {
+            condition.wait()
+        }
+        condition.unlock()
+    }
+}
+
+/// A pthread mutex + condition variable pair, heap-allocated so they never move.
+final class ConditionBox: @unchecked Sendable {
+    // @unchecked: the pthread objects are the synchronisation; they are only used through
+    // the pthread calls below and never move (allocated once).
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(cond, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(cond)
+        pthread_mutex_destroy(mutex)
+        cond.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    func wait() { pthread_cond_wait(cond, mutex) }
+    func broadcast() { pthread_cond_broadcast(cond) }
+}

@@ -1,0 +1,85 @@
+import CourierCore
+
+/// Identifies a scheduled timer so it can be cancelled.
+public struct TimerID: Hashable, Sendable {
+    let value: UInt64
+}
+
+/// A binary min-heap of deadlines. Cancelling removes the callback at once and leaves the
+/// heap entry to be skipped when it surfaces (lazy deletion keeps cancel O(1)).
+///
+/// Loop-confined: only its event loop's thread touches it.
+struct TimerQueue {
+    private struct Entry {
+        var deadline: Deadline
+        var id: UInt64
+    }
+
+    private var heap: [Entry] = []
+    private var callbacks: [UInt64: () -> Void] = [:]
+    private var nextID: UInt64 = 0
+
+    var isEmpty: Bool { callbacks.isEmpty }
+
+    mutating func schedule(at deadline: Deadline, _ callback: @escaping () -> Void) -> TimerID {
+        nextID &+= 1
+        callbacks[nextID] = callback
+        heap.append(Entry(deadline: deadline, id: nextID))
+        siftUp(heap.count - 1)
+        return TimerID(value: nextID)
+    }
+
+    mutating func cancel(_ id: TimerID) {
+        callbacks[id.value] = nil
+        if callbacks.isEmpty { heap.removeAll(keepingCapacity: true) }
+    }
+
+    /// The earliest live deadline.
+    mutating func nextDeadline() -> Deadline? {
+        while let first = heap.first {
+            if callbacks[first.id] != nil { return first.deadline }
+            popFirst()
+        }
+        return nil
+    }
+
+    /// Removes and returns the callbacks of every timer due at `now`, earliest first.
+    mutating func popExpired(now: Deadline) -> [() -> Void] {
+        var due: [() -> Void] = []
+        while let first = heap.first, first.deadline <= now {
+            popFirst()
+            if let callback = callbacks.removeValue(forKey: first.id) { due.append(callback) }
+        }
+        return due
+    }
+
+    private mutating func popFirst() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        siftDown(0)
+    }
+
+    private mutating func siftUp(_ index: Int) {
+        var child = index
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].deadline < heap[parent].deadline else { return }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ index: Int) {
+        var parent = index
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left].deadline < heap[smallest].deadline { smallest = left }
+            if right < heap.count, heap[right].deadline < heap[smallest].deadline { smallest = right }
+            guard smallest != parent else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CCourierLinux
+
+/// A thin epoll set: level-triggered registrations tagged with a ``RegistrationID`` token, and
+/// one preallocated event array reused by every wait.
+///
+/// Owned by one event loop thread; not thread-safe.
+struct Selector: ~Copyable {
+    let epollDescriptor: Int32
+    private var events: UnsafeMutableBufferPointer<epoll_event>
+
+    init(capacity: Int = 256) throws(PosixError) {
+        epollDescriptor = try Syscall.blocking("epoll_create1", epoll_create1(Int32(EPOLL_CLOEXEC)))
+        events = .allocate(capacity: capacity)
+        events.initialize(repeating: epoll_event())
+    }
+
+    deinit {
+        events.deallocate()
+        Syscall.close(epollDescriptor)
+    }
+
+    func add(_ fd: Int32, interest: Interest, id: RegistrationID) throws(PosixError) {
+        // `init(u64:)` sets all 8 bytes of the union (`init(fd:)` would leave 4 undefined).
+        var event = epoll_event(events: interest.epollMask, data: epoll_data_t(u64: id.token))
+        try Syscall.blocking("epoll_ctl(ADD)", epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, fd, &event))
+    }
+
+    func modify(_ fd: Int32, interest: Interest, id: RegistrationID) throws(PosixError) {
+        var event = epoll_event(events: interest.epollMask, data: epoll_data_t(u64: id.token))
+        try Syscall.blocking("epoll_ctl(MOD)", epoll_ctl(epollDescriptor, EPOLL_CTL_MOD, fd, &event))
+    }
+
+    func remove(_ fd: Int32) {
+        var event = epoll_event()
+        // Failure only means the fd is already gone from the set (closed); nothing to undo.
+        _ = epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, fd, &event)
+    }
+
+    /// Waits up to `timeoutMilliseconds` (-1: forever) and calls `body` for each ready token.
+    func wait(timeoutMilliseconds: Int32, _ body: (RegistrationID, SelectorEvents) -> Void) throws(PosixError) {
+        let ready = try Syscall.blocking("epoll_wait", epoll_wait(epollDescriptor, events.baseAddress, Int32(events.count), timeoutMilliseconds))
+        for index in 0..<Int(ready) {
+            let event = events[index]
+            body(RegistrationID(token: event.data.u64), SelectorEvents(epoll: event.events))
+        }
+    }
+}

@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import CourierCore
+import Synchronization
+import Dispatch
+@testable import CourierPosix
+
+@Suite struct EventLoopTests {
+    @Test func jobsFromManyThreadsRunInOrderPerThread() throws {
+        try expectNoLeakedDescriptors {
+            let loop = try EventLoop(name: "t-jobs")
+            defer { loop.shutdown() }
+            let seen = Mutex<[Int: [Int]]>([:])
+            let done = Box<Bool>()
+            let total = Atomic<Int>(0)
+            DispatchQueue.concurrentPerform(iterations: 4) { thread in
+                for i in 0..<500 {
+                    loop.execute {
+                        precondition(loop.inEventLoop)
+                        seen.withLock { $0[thread, default: []].append(i) }
+                        if total.add(1, ordering: .relaxed).newValue == 2000 { done.put(true) }
+                    }
+                }
+            }
+            #expect(done.take() == true)
+            seen.withLock { map in
+                for thread in 0..<4 { #expect(map[thread] == Array(0..<500)) }
+            }
+            #expect(!loop.inEventLoop)
+        }
+    }
+
+    @Test func timersFireInDeadlineOrderAndCancelledOnesDoNot() throws {
+        try expectNoLeakedDescriptors {
+            let loop = try EventLoop(name: "t-timers")
+            defer { loop.shutdown() }
+            let fired = Mutex<[Int]>([])
+            let done = Box<Bool>()
+            loop.execute {
+                let start = Deadline.now()
+                loop.scheduleTimer(at: start + .milliseconds(30)) { fired.withLock { $0.append(3) }; done.put(true) }
+                loop.scheduleTimer(at: start + .milliseconds(10)) { fired.withLock { $0.append(1) } }
+                let cancelled = loop.scheduleTimer(at: start + .milliseconds(20)) { fired.withLock { $0.append(99) } }
+                loop.scheduleTimer(at: start + .milliseconds(20)) { fired.withLock { $0.append(2) } }
+                loop.cancelTimer(cancelled)
+            }
+            #expect(done.take() == true)
+            #expect(fired.withLock { $0 } == [1, 2, 3])
+        }
+    }
+
+    @Test func aTimerNeverFiresEarly() throws {
+        try expectNoLeakedDescriptors {
+            let loop = try EventLoop(name: "t-early")
+            defer { loop.shutdown() }
+            let lateness = Box<Int64>()
+            loop.execute {
+                let deadline = Deadline.after(.microseconds(2_500))
+                loop.scheduleTimer(at: deadline) { lateness.put((Deadline.now() - deadline).nanoseconds) }
+            }
+            let late = try #require(lateness.take())
+            #expect(late >= 0)
+        }
+    }
+
+    @Test func submitAndWaitReturnsTheValue() throws {
+        try expectNoLeakedDescriptors {
+            let loop = try EventLoop(name: "t-submit")
+            defer { loop.shutdown() }
+            #expect(loop.submitAndWait { loop.inEventLoop ? 42 : 0 } == 42)
+        }
+    }
+
+    @Test func groupHandsOutLoopsRoundRobin() throws {
+        try expectNoLeakedDescriptors {
+            let group = try EventLoopGroup(numberOfThreads: 3)
+            defer { group.shutdown() }
+            let picks = (0..<6).map { _ in ObjectIdentifier(group.next()) }
+            #expect(Set(picks).count == 3)
+            #expect(picks[0] == picks[3] && picks[1] == picks[4])
+            #expect(group.currentLoop == nil)
+            let loop = group.loops[1]
+            #expect(loop.submitAndWait { group.currentLoop === loop })
+        }
+    }
+
+    @Test func shutdownReleasesEveryDescriptor() throws {
+        try expectNoLeakedDescriptors {
+            for _ in 0..<5 {
+                let group = try EventLoopGroup(numberOfThreads: 2)
+                group.shutdown()
+            }
+        }
+    }
+}
