@@ -1,0 +1,47 @@
+/// A proxy setting that cannot be used. The client fails the request rather than silently
+/// connecting directly, which would bypass a proxy the user asked for.
+public struct ProxyError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Reason: String, Hashable, Sendable {
+        /// A scheme other than `http` (for example `https://` or `socks5://`): not supported.
+        case unsupportedScheme
+        /// The value is not `[http://][user[:password]@]host[:port][/]`; see ``urlReason``.
+        case invalidURL
+        /// A port outside 1–65535.
+        case invalidPort
+    }
+
+    public let reason: Reason
+    /// Why the value did not parse as a URL, for ``Reason/invalidURL``.
+    public let urlReason: HTTPURLError.Reason?
+    /// The environment variable the value came from, if it came from the environment.
+    public let variable: String?
+    /// The refused value with any user information replaced by `***` and control bytes escaped,
+    /// so that it is safe to log.
+    public let value: String
+
+    public init(reason: Reason, urlReason: HTTPURLError.Reason? = nil, variable: String? = nil, value: String) {
+        self.reason = reason
+        self.urlReason = urlReason
+        self.variable = variable
+        self.value = ProxyError.redacted(value)
+    }
+
+    public var description: String {
+        var s = "ProxyError.\(reason.rawValue)"
+        if let urlReason { s += " (\(urlReason.rawValue))" }
+        if let variable { s += " in \(variable)" }
+        return s + ": \"\(value)\""
+    }
+
+    /// `value` with everything before the last `@` of the authority replaced by `***`.
+    static func redacted(_ value: String) -> String {
+        let utf8 = Array(value.utf8)
+        let authorityStart = utf8.indices.first { utf8[$0...].starts(with: "://".utf8) }.map { $0 + 3 } ?? 0
+        let authorityEnd = utf8[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") } ?? utf8.count
+        guard let at = utf8[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) else {
+            return HTTPURLError.escaped(value)
+        }
+        let kept = Array(utf8[..<authorityStart]) + Array("***".utf8) + Array(utf8[at...])
+        return HTTPURLError.escaped(String(decoding: kept, as: UTF8.self))
+    }
+}

@@ -1,0 +1,186 @@
+import CourierHTTP1
+
+/// What a request carries as a body, as far as following a redirect is concerned.
+public enum RedirectBody: Hashable, Sendable {
+    /// No body.
+    case none
+    /// A body that can be sent again (bytes in memory, a file).
+    case replayable
+    /// A body that is read once from a stream and cannot be sent again.
+    case stream
+}
+
+/// One request made in a redirect chain.
+public struct RedirectVisit: Hashable, Sendable {
+    public var method: HTTPMethod
+    public var url: HTTPURL
+
+    public init(method: HTTPMethod, url: HTTPURL) {
+        self.method = method
+        self.url = url
+    }
+}
+
+/// The request to make next when a redirect is followed.
+public struct RedirectedRequest: Hashable, Sendable {
+    /// The method for the new request (GET after a 303, or after a 301/302 to a POST).
+    public var method: HTTPMethod
+    /// The resolved Location, without fragment.
+    public var url: HTTPURL
+    /// The fields to send: the original ones, minus body fields when the body is dropped, minus
+    /// credentials when the origin changes, with Host rewritten when the origin changes.
+    public var headers: HTTPFields
+    /// Whether the original body is sent again (307/308, and 301/302 other than POST).
+    public var keepsBody: Bool
+}
+
+/// The outcome of ``RedirectConfiguration/decide(method:url:headers:body:status:location:history:)``.
+public enum RedirectDecision: Hashable, Sendable {
+    /// Make this request next.
+    case follow(RedirectedRequest)
+    /// Return the response as it is.
+    case doNotFollow(NotFollowedReason)
+
+    public enum NotFollowedReason: Hashable, Sendable {
+        /// Not 301, 302, 303, 307 or 308. (300, 304, 305 and 306 are never followed.)
+        case notARedirect
+        /// ``RedirectConfiguration/follow`` is false.
+        case disabled
+        /// The response has no Location field, or an empty one.
+        case noLocation
+        /// A 307, 308 (or a 301/302 to a method other than POST) would have to resend a body
+        /// that is read from a stream and cannot be replayed. Like Go's net/http, the redirect
+        /// response is returned rather than turned into an error.
+        case bodyNotReplayable
+    }
+}
+
+extension RedirectConfiguration {
+    /// Fields that describe the body, removed whenever the body is dropped (RFC 9110 §15.4,
+    /// and the Fetch standard's "request-body-header names").
+    static let bodyFieldNames = [
+        "Content-Length", "Content-Type", "Transfer-Encoding", "Content-Encoding", "Content-Language",
+        "Content-Location",
+    ]
+
+    /// Fields that carry credentials for one origin, removed when a redirect changes origin.
+    /// Cookies for the new origin are the cookie store's business, not this function's.
+    static let credentialFieldNames = ["Authorization", "Cookie", "Proxy-Authorization"]
+
+    /// Decides whether and how to follow a redirect response (RFC 9110 §15.4).
+    ///
+    /// Rules:
+    /// - Only 301, 302, 303, 307 and 308 are followed.
+    /// - 301 and 302 turn POST into GET and drop the body, as every browser and curl do
+    ///   (§15.4.2, §15.4.3); other methods keep their method and body.
+    /// - 303 turns every method but HEAD into GET and drops the body (§15.4.4).
+    /// - 307 and 308 keep method and body (§15.4.8, §15.4.9).
+    /// - A relative Location is resolved against `url` (RFC 3986 §5). Fragments are dropped:
+    ///   RFC 9110 §10.2.2 has a Location without fragment inherit the original one, but a
+    ///   fragment is never sent, so ``HTTPURL`` does not keep one at all. Spaces and non-ASCII
+    ///   bytes in a Location are percent-encoded first, as curl and browsers do; control bytes
+    ///   make it invalid.
+    /// - A change of origin (scheme, host or port) drops Authorization, Cookie and
+    ///   Proxy-Authorization. A Host field set by the caller is kept for the same origin (a
+    ///   virtual-host override, as curl does) and rewritten to the new URL's otherwise; without
+    ///   one, the encoder adds Host from the new URL.
+    /// - The same method and URL requested twice in one chain is a loop.
+    ///
+    /// - Parameters:
+    ///   - method, url, headers, body: the request that received the redirect.
+    ///   - status: the response status code.
+    ///   - location: the response's Location field value, if any.
+    ///   - history: the requests made before this one in the same chain, oldest first (empty
+    ///     for the first redirect). Its count is the number of redirects already followed.
+    public func decide(
+        method: HTTPMethod, url: HTTPURL, headers: HTTPFields, body: RedirectBody, status: Int, location: String?,
+        history: [RedirectVisit]
+    ) throws(RedirectError) -> RedirectDecision {
+        guard [301, 302, 303, 307, 308].contains(status) else { return .doNotFollow(.notARedirect) }
+        guard follow else { return .doNotFollow(.disabled) }
+        guard let location, let trimmed = RedirectConfiguration.trimmed(location) else {
+            return .doNotFollow(.noLocation)
+        }
+        guard history.count < maximum else { throw .tooManyRedirects(history.count + 1) }
+
+        let target: HTTPURL
+        do {
+            target = try url.resolving(RedirectConfiguration.percentEncodingSpacesAndNonASCII(trimmed))
+        } catch where error.reason == .unsupportedScheme {
+            throw .unsupportedScheme(HTTPURLError.escaped(location))
+        } catch {
+            throw .invalidLocation(HTTPURLError(reason: error.reason, input: location))
+        }
+        // A server on the network must not send the client into a local socket.
+        if target.scheme == .unix, !(url.scheme == .unix && target.origin == url.origin) {
+            throw .unsupportedScheme(HTTPURLError.escaped(location))
+        }
+        if url.scheme == .https, target.scheme == .http, !allowHTTPSToHTTP {
+            throw .httpsToHTTPDowngrade(target)
+        }
+
+        let newMethod: HTTPMethod
+        switch status {
+        case 301, 302: newMethod = method == .POST ? .GET : method
+        case 303: newMethod = method == .HEAD ? .HEAD : .GET
+        default: newMethod = method  // 307, 308
+        }
+        let dropsBody = status == 303 || newMethod != method
+        if !dropsBody, body == .stream { return .doNotFollow(.bodyNotReplayable) }
+
+        let visit = RedirectVisit(method: newMethod, url: target)
+        if RedirectConfiguration.sameRequest(visit, RedirectVisit(method: method, url: url))
+            || history.contains(where: { RedirectConfiguration.sameRequest($0, visit) })
+        {
+            throw .loop(target)
+        }
+
+        var newHeaders = headers
+        if dropsBody {
+            for name in RedirectConfiguration.bodyFieldNames { newHeaders.remove(name: name) }
+        }
+        if target.origin != url.origin {
+            for name in RedirectConfiguration.credentialFieldNames { newHeaders.remove(name: name) }
+            if newHeaders.contains("Host") {
+                do {
+                    try newHeaders.set(name: "Host", value: target.hostHeader)
+                } catch {
+                    // hostHeader is built only from validated host and port bytes.
+                    preconditionFailure("an HTTPURL produced an invalid Host value: \(error)")
+                }
+            }
+        }
+        return .follow(
+            RedirectedRequest(method: newMethod, url: target, headers: newHeaders, keepsBody: !dropsBody && body != .none))
+    }
+
+    /// Two requests are the same when method, origin and request-target match (an explicit
+    /// default port and user information make no difference).
+    static func sameRequest(_ a: RedirectVisit, _ b: RedirectVisit) -> Bool {
+        a.method == b.method && a.url.origin == b.url.origin && a.url.requestTarget == b.url.requestTarget
+    }
+
+    /// `s` without leading and trailing SP and HTAB, or nil when nothing else is left.
+    static func trimmed(_ s: String) -> String? {
+        let utf8 = s.utf8
+        guard let first = utf8.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { return nil }
+        let last = utf8.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })!
+        return String(s[first...last])
+    }
+
+    /// Percent-encodes spaces and bytes above 0x7F, leaving everything else, including control
+    /// bytes, for the URL parser to judge.
+    static func percentEncodingSpacesAndNonASCII(_ s: String) -> String {
+        guard s.utf8.contains(where: { $0 == 0x20 || $0 >= 0x80 }) else { return s }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for b in s.utf8 {
+            if b == 0x20 || b >= 0x80 {
+                out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 0xF)]]
+            } else {
+                out.append(b)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

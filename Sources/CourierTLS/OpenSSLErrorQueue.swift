@@ -1,0 +1,57 @@
+import CCourierOpenSSL
+
+/// OpenSSL's per-thread error queue. It is sticky: every SSL call is preceded by `clear()`, and
+/// after a failure the queue is drained into the error's message.
+enum OpenSSLErrorQueue {
+    /// Empties the queue so the next call's failures are its own.
+    @inline(__always)
+    static func clear() {
+        ERR_clear_error()
+    }
+
+    /// What the queue held.
+    struct Drained {
+        /// Each entry's text, joined with "; ".
+        var message: String
+        /// The first entry's packed code, 0 when the queue was empty.
+        var firstCode: UInt
+        /// The alert description the peer sent, when an entry is `SSL_R_*_ALERT_*`.
+        var peerAlert: UInt8?
+        /// Every entry's packed code, oldest first.
+        var codes: [UInt]
+
+        /// Whether an entry has library `ERR_LIB_SSL` and this reason (`SSL_R_*`).
+        func contains(sslReason reason: Int32) -> Bool {
+            codes.contains { ERR_GET_LIB($0) == ERR_LIB_SSL && ERR_GET_REASON($0) == reason }
+        }
+    }
+
+    /// Removes every entry from the queue and returns their text. Only on failure paths.
+    static func drain() -> Drained {
+        var drained = Drained(message: "", firstCode: 0, peerAlert: nil, codes: [])
+        var text = [CChar](repeating: 0, count: 256)
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            if drained.firstCode == 0 { drained.firstCode = code }
+            drained.codes.append(code)
+            let reason = ERR_GET_REASON(code)
+            if drained.peerAlert == nil, ERR_GET_LIB(code) == ERR_LIB_SSL,
+                reason >= SSL_AD_REASON_OFFSET, reason - SSL_AD_REASON_OFFSET <= 255
+            {
+                drained.peerAlert = UInt8(reason - SSL_AD_REASON_OFFSET)
+            }
+            ERR_error_string_n(code, &text, text.count)
+            let line = text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            drained.message += drained.message.isEmpty ? line : "; " + line
+        }
+        return drained
+    }
+
+    /// A ``TLSError`` with `reason` and the queue's text (or `fallback` when the queue is empty).
+    static func error(_ reason: TLSError.Reason, _ fallback: String) -> TLSError {
+        let drained = drain()
+        return TLSError(reason, message: drained.message.isEmpty ? fallback : fallback + ": " + drained.message,
+                        peerAlert: drained.peerAlert)
+    }
+}

@@ -1,0 +1,104 @@
+import CCourierOpenSSL
+
+/// Why the peer's certificate was rejected, mapped from OpenSSL's verify result
+/// (`SSL_get_verify_result`, the `X509_V_ERR_*` codes in `x509_vfy.h`).
+public enum CertificateVerificationFailure: Sendable, Hashable {
+    /// A certificate's notAfter is in the past (10).
+    case expired
+    /// A certificate's notBefore is in the future (9).
+    case notYetValid
+    /// No subjectAltName DNS entry matches the host name (62).
+    case hostnameMismatch
+    /// No subjectAltName IP entry matches the IP literal (64).
+    case ipAddressMismatch
+    /// The chain does not lead to a trusted root: an issuer could not be found (2, 20, 21).
+    case untrustedRoot
+    /// The leaf is self-signed and not trusted (18).
+    case selfSigned
+    /// The chain the peer sent ends in a self-signed root that is not trusted (19).
+    case selfSignedInChain
+    /// A certificate may not be used for this purpose (extended key usage) (26).
+    case invalidPurpose
+    /// The chain is longer than the verify depth allows (22).
+    case chainTooLong
+    /// A certificate has been revoked (23).
+    case revoked
+    /// A signature in the chain does not verify (4, 7).
+    case signatureFailure
+    /// Any other verify error, with OpenSSL's code and text.
+    case other(code: Int32, message: String)
+
+    /// Maps an `X509_V_ERR_*` code.
+    init(verifyResult code: Int32) {
+        switch code {
+        case X509_V_ERR_CERT_HAS_EXPIRED: self = .expired
+        case X509_V_ERR_CERT_NOT_YET_VALID: self = .notYetValid
+        case X509_V_ERR_HOSTNAME_MISMATCH: self = .hostnameMismatch
+        case X509_V_ERR_IP_ADDRESS_MISMATCH: self = .ipAddressMismatch
+        case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY,
+            X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+            self = .untrustedRoot
+        case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT: self = .selfSigned
+        case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN: self = .selfSignedInChain
+        case X509_V_ERR_INVALID_PURPOSE: self = .invalidPurpose
+        case X509_V_ERR_CERT_CHAIN_TOO_LONG: self = .chainTooLong
+        case X509_V_ERR_CERT_REVOKED: self = .revoked
+        case X509_V_ERR_CERT_SIGNATURE_FAILURE, X509_V_ERR_UNABLE_TO_DECRYPT_CERT_SIGNATURE:
+            self = .signatureFailure
+        default: self = .other(code: code, message: verifyErrorString(code))
+        }
+    }
+}
+
+/// OpenSSL's text for an `X509_V_ERR_*` code.
+func verifyErrorString(_ code: Int32) -> String {
+    String(cString: X509_verify_cert_error_string(Int(code)))
+}
+
+/// A TLS failure: a typed reason, the text OpenSSL's error queue held, and, when the peer ended
+/// the session with an alert, that alert's code.
+public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Reason: Sendable, Hashable {
+        /// The peer's certificate was rejected.
+        case certificateVerificationFailed(CertificateVerificationFailure)
+        /// The peer closed the connection after the handshake without sending close_notify
+        /// (RFC 8446 §6.1): the data may be truncated. Whether that matters is for the framing
+        /// layer to decide (a Content-Length or chunked body detects truncation itself).
+        case unexpectedEOF
+        /// The handshake failed for a reason other than certificate verification: no shared
+        /// version or cipher, an alert from the peer, a missing client certificate, ...
+        case handshakeFailed
+        /// The peer sent something that violates the protocol after the handshake, or an alert.
+        case protocolError
+        /// The configuration cannot be used: unreadable file, bad certificate or key, key and
+        /// certificate that do not match.
+        case configuration
+        /// The server selected an ALPN protocol the client did not offer (RFC 7301 §3.2).
+        case alpnMismatch
+        /// The peer closed the connection before the handshake finished.
+        case peerClosedDuringHandshake
+        /// The engine was used out of order: data before the handshake completed, a write after
+        /// `close()`.
+        case invalidState
+    }
+
+    public var reason: Reason
+    /// The OpenSSL error queue's text, or a description of the failure.
+    public var message: String
+    /// The TLS alert description the peer sent (RFC 8446 §6), when an alert caused the failure.
+    public var peerAlert: UInt8?
+
+    public init(_ reason: Reason, message: String, peerAlert: UInt8? = nil) {
+        self.reason = reason
+        self.message = message
+        self.peerAlert = peerAlert
+    }
+
+    public var description: String {
+        var text = "TLSError.\(reason)"
+        if let peerAlert { text += " (peer alert \(peerAlert))" }
+        if !message.isEmpty { text += ": \(message)" }
+        return text
+    }
+}
