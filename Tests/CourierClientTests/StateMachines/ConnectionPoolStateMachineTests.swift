@@ -1,0 +1,217 @@
+import CourierCore
+import Testing
+@testable import CourierClient
+
+@Suite("ConnectionPoolStateMachine")
+struct ConnectionPoolStateMachineTests {
+    @Test func thousandRequestsNeverExceedTheLimit() {
+        var d = PoolDriver(Pool.Configuration(maximumConnections: 6))
+        for _ in 0..<1000 { d.request() }
+        #expect(d.connecting.count == 6)
+        #expect(d.waiting.count == 1000)
+        for c in d.connecting.sorted() { d.establish(c) }
+        var rng = SplitMix64(seed: 7)
+        while !d.leased.isEmpty {
+            let c = d.leased.keys.sorted().randomElement(using: &rng)!
+            d.release(c)
+        }
+        #expect(d.served == Array(0..<1000))
+        #expect(d.created.count == 6)
+        #expect(d.maxOpen == 6)
+        #expect(d.idle.count == 6)
+        #expect(d.failed.isEmpty)
+    }
+
+    @Test func idleConnectionsAreReusedMostRecentFirst() {
+        var d = PoolDriver(Pool.Configuration())
+        for _ in 0..<3 { d.request() }
+        for c in [0, 1, 2] { d.establish(c) }
+        #expect(d.leased == [0: 0, 1: 1, 2: 2])
+        d.release(1)
+        d.release(0)
+        d.release(2)
+        #expect(d.pool.idleConnections == [2, 0, 1])
+        #expect(d.request().actions == [.cancelIdleTimer(2), .lease(2, to: 3)])
+        #expect(d.request().actions == [.cancelIdleTimer(0), .lease(0, to: 4)])
+        #expect(d.created.count == 3, "no connection is created while one is idle")
+    }
+
+    @Test func maximumUsesClosesAndReplaces() {
+        var d = PoolDriver(Pool.Configuration(maximumConnections: 1, maximumUses: 2))
+        #expect(d.request().actions == [.enqueue(0), .createConnection(0)])
+        #expect(d.establish(0) == [.lease(0, to: 0)])
+        #expect(d.request().actions == [.enqueue(1)])
+        #expect(d.release(0) == [.lease(0, to: 1)])
+        #expect(d.request().actions == [.enqueue(2)])
+        #expect(d.release(0) == [.closeConnection(0), .createConnection(1)])
+        #expect(d.establish(1) == [.lease(1, to: 2)])
+        #expect(d.release(1) == [.scheduleIdleTimer(1)])
+    }
+
+    @Test func notReusableIsClosed() {
+        var d = PoolDriver(Pool.Configuration())
+        d.request()
+        d.establish(0)
+        #expect(d.release(0, reusable: false) == [.closeConnection(0)])
+        #expect(d.pool.connectionCount == 0)
+    }
+
+    @Test func idleTimeout() {
+        var d = PoolDriver(Pool.Configuration(idleTimeout: .seconds(5)))
+        #expect(d.pool.configuration.idleTimeout == .seconds(5))
+        d.request()
+        d.establish(0)
+        #expect(d.release(0) == [.scheduleIdleTimer(0)])
+        #expect(d.apply(d.pool.idleTimerFired(0)) == [.closeConnection(0)])
+        #expect(d.pool.connectionCount == 0)
+        // A timer that fires after the connection was leased again does nothing.
+        d.request()
+        d.establish(1)
+        d.release(1)
+        d.request()
+        #expect(d.leased[1] == 2)
+        #expect(d.apply(d.pool.idleTimerFired(1)) == [])
+        #expect(d.leased[1] == 2)
+    }
+
+    @Test func waiterCancelAndTimeout() {
+        var d = PoolDriver(Pool.Configuration(maximumConnections: 1))
+        for _ in 0..<4 { d.request() }
+        d.establish(0)
+        #expect(d.waiting == [1, 2, 3])
+        #expect(d.apply(d.pool.waiterCancelled(2)) == [.failWaiter(2, ClientError(.cancelled))])
+        #expect(d.apply(d.pool.waiterTimedOut(1)) == [.failWaiter(1, ClientError(.poolTimeout))])
+        #expect(d.apply(d.pool.waiterCancelled(1)) == [])
+        #expect(d.apply(d.pool.waiterCancelled(0)) == [], "a leased waiter is not in the queue")
+        #expect(d.pool.connectionCount == 1, "connections are unaffected")
+        #expect(d.release(0) == [.lease(0, to: 3)])
+    }
+
+    @Test func cancelledWaiterLeavesConnectionToNext() {
+        var d = PoolDriver(Pool.Configuration())
+        d.request()
+        d.apply(d.pool.waiterCancelled(0))
+        #expect(d.establish(0) == [.scheduleIdleTimer(0)])
+        #expect(d.request().actions == [.cancelIdleTimer(0), .lease(0, to: 1)])
+    }
+
+    @Test func lastConnectAttemptFailingFailsAllWaiters() {
+        var d = PoolDriver(Pool.Configuration(maximumConnections: 1))
+        d.request()
+        d.request()
+        let actions = d.failConnect(0)
+        #expect(actions.count == 2)
+        #expect(Set(d.failed.keys) == [0, 1])
+        #expect(d.failed[0]?.code == .connectionFailed)
+        #expect(d.created == [0], "no new attempt after a failure")
+        // A later request tries again.
+        #expect(d.request().actions == [.enqueue(2), .createConnection(1)])
+    }
+
+    @Test func connectFailureWithOtherConnectionsKeepsWaiters() {
+        var d = PoolDriver(Pool.Configuration(maximumConnections: 2))
+        d.request()
+        d.request()
+        d.request()
+        #expect(d.created == [0, 1])
+        #expect(d.failConnect(0) == [])
+        #expect(d.waiting == [0, 1, 2])
+        d.establish(1)
+        #expect(d.leased[1] == 0)
+        #expect(d.failConnect(99) == [], "unknown ids are ignored")
+        #expect(d.release(1) == [.lease(1, to: 1)])
+        // A dying leased connection gets a replacement for the remaining waiter.
+        #expect(d.closedByPeer(1) == [.createConnection(2)])
+        d.establish(2)
+        #expect(d.leased[2] == 2)
+        #expect(d.failed.isEmpty)
+    }
+
+    @Test func staleIdleConnectionClosedByServer() {
+        var d = PoolDriver(Pool.Configuration())
+        d.request()
+        d.establish(0)
+        d.release(0)
+        #expect(d.closedByPeer(0) == [.cancelIdleTimer(0)])
+        #expect(d.pool.connectionCount == 0)
+        #expect(d.closedByPeer(0) == [])
+        #expect(d.request().actions == [.enqueue(1), .createConnection(1)])
+    }
+
+    @Test func shutdownWaitsForLeasedConnections() {
+        var d = PoolDriver(Pool.Configuration(maximumConnections: 2))
+        d.request()
+        d.establish(0)
+        d.request()
+        #expect(d.connecting == [1])
+        let actions = d.apply(d.pool.shutdown())
+        #expect(actions == [.failWaiter(1, ClientError(.poolShutdown)), .closeConnection(1)])
+        #expect(!d.shutdownCompleted)
+        #expect(d.establish(1) == [.closeConnection(1)], "an aborted attempt that completes anyway is closed")
+        #expect(d.request().actions == [.failWaiter(2, ClientError(.poolShutdown))])
+        #expect(d.release(0) == [.closeConnection(0), .shutdownComplete])
+        #expect(d.apply(d.pool.shutdown()) == [])
+    }
+
+    @Test func shutdownWithOnlyIdleConnections() {
+        var d = PoolDriver(Pool.Configuration())
+        d.request()
+        d.request()
+        d.establish(0)
+        d.establish(1)
+        d.release(0)
+        d.release(1)
+        #expect(d.apply(d.pool.shutdown()) == [
+            .cancelIdleTimer(1), .closeConnection(1), .cancelIdleTimer(0), .closeConnection(0), .shutdownComplete,
+        ])
+        #expect(d.pool.connectionCount == 0)
+    }
+
+    /// Thousands of random events against the driver model; every step checks the invariants:
+    /// the limit, FIFO service, no waiter waiting beside an idle connection, no double lease.
+    @Test(arguments: [1, 2, 3, 42, 2024] as [UInt64])
+    func randomizedModel(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        let limit = Int.random(in: 1...6, using: &rng)
+        let uses: Int? = Bool.random(using: &rng) ? Int.random(in: 1...4, using: &rng) : nil
+        var d = PoolDriver(Pool.Configuration(maximumConnections: limit, maximumUses: uses))
+        var requested = 0
+        for step in 0..<5000 {
+            if step == 4900 { d.apply(d.pool.shutdown()) }
+            switch Int.random(in: 0..<9, using: &rng) {
+            case 0, 1:
+                d.request()
+                requested += 1
+            case 2:
+                if let c = d.connecting.sorted().randomElement(using: &rng) { d.establish(c) }
+            case 3:
+                if let c = d.connecting.sorted().randomElement(using: &rng), Int.random(in: 0..<4, using: &rng) == 0 {
+                    d.failConnect(c)
+                }
+            case 4, 5:
+                if let c = d.leased.keys.sorted().randomElement(using: &rng) {
+                    d.release(c, reusable: Int.random(in: 0..<5, using: &rng) > 0)
+                }
+            case 6:
+                if let c = (d.idle + d.leased.keys.sorted()).randomElement(using: &rng), Int.random(in: 0..<3, using: &rng) == 0 {
+                    d.closedByPeer(c)
+                }
+            case 7:
+                if let c = d.timers.sorted().randomElement(using: &rng) { d.apply(d.pool.idleTimerFired(c)) }
+            default:
+                if let w = d.waiting.randomElement(using: &rng) {
+                    d.apply(Bool.random(using: &rng) ? d.pool.waiterCancelled(w) : d.pool.waiterTimedOut(w))
+                }
+            }
+        }
+        // Drain: finish every connection; everything must end, and shutdown must complete.
+        while let c = d.connecting.first { d.establish(c) }
+        while let c = d.leased.keys.first { d.release(c) }
+        #expect(d.shutdownCompleted)
+        #expect(d.open == 0)
+        #expect(d.waiting.isEmpty)
+        #expect(d.served.count + d.failed.count == requested, "every waiter was served or failed exactly once")
+        #expect(d.maxOpen <= limit)
+        #expect(d.served.count > 100, "the run exercised leasing")
+    }
+}
