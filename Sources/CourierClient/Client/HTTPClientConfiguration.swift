@@ -1,0 +1,29 @@
+import CourierCore
+import CourierHTTP1
+import CourierTLS
+
+/// Everything a client is set up with. Every default is in docs/ARCHITECTURE.md.
+public struct HTTPClientConfiguration: Sendable {
+    /// TLS for `https` origins (and nothing else: proxies are plain HTTP).
+    public var tls: TLSConfiguration = .clientDefault
+    public var timeouts: HTTPClientTimeouts = .default
+    /// Open connections per (scheme, host, port, TLS configuration, proxy), like NSURLSession's
+    /// `httpMaximumConnectionsPerHost`.
+    public var maximumConnectionsPerHost = 6
+    /// How long a keep-alive connection may sit unused in the pool.
+    public var idleConnectionTimeout: TimeAmount = .seconds(60)
+    /// Requests per connection before it is closed (nil: no limit).
+    public var maximumUsesPerConnection: Int? = nil
+    public var redirects: RedirectConfiguration = .default
+    /// Undo gzip/deflate and send `Accept-Encoding: gzip, deflate` when the request has none.
+    public var decompression = true
+    public var decompressionLimits: ContentDecoderLimits = .default
+    public var proxy: ProxyConfiguration = .none
+    public var parser: HTTPParserConfiguration = .default
+    /// The longest a request waits in the pool for a connection (nil: until its total deadline).
+    public var poolWaitTimeout: TimeAmount? = nil
+    /// Event loop threads when the client creates its own group (default: one per core).
+    public var eventLoopThreads: Int? = nil
+
+    public init() {}
+}

@@ -1,0 +1,179 @@
+import CourierCore
+import CourierPosix
+import CourierTLS
+import Synchronization
+
+/// The I/O driver around one ``ConnectionPoolStateMachine`` per ``PoolKey``.
+///
+/// Threading: the machines, the connection table and the waiting tasks live in one `Mutex`.
+/// Every input takes the lock, asks the machine, and returns its actions; the actions run
+/// after the lock is released, and anything that touches a connection hops to that
+/// connection's loop. Nothing calls out while holding the lock.
+final class ConnectionPool: Sendable {
+    private struct State {
+        var machines: [PoolKey: ConnectionPoolStateMachine<Int>] = [:]
+        var connections: [PoolKey: [Int: HTTP1Connection]] = [:]
+        var waiters: [Int: HTTPClientTask] = [:]
+        var nextConnectionID = 0
+        var isShutDown = false
+        var shutdownPending: Set<PoolKey> = []
+    }
+
+    let group: EventLoopGroup
+    let resolver: Resolver
+    private let configuration: HTTPClientConfiguration
+    private let state = Mutex(State())
+    private let contexts = Mutex<[TLSConfiguration: TLSContext]>([:])
+    private let shutdownDone = Mutex<(@Sendable () -> Void)?>(nil)
+
+    init(group: EventLoopGroup, resolver: Resolver, configuration: HTTPClientConfiguration) {
+        self.group = group
+        self.resolver = resolver
+        self.configuration = configuration
+    }
+
+    /// One OpenSSL context per TLS configuration: loading the system trust store is slow, so
+    /// it happens once, not per connection.
+    func tlsContext(for configuration: TLSConfiguration) throws(TLSError) -> TLSContext {
+        if let context = contexts.withLock({ $0[configuration] }) { return context }
+        let context = try TLSContext(configuration: configuration)
+        return contexts.withLock { cache in
+            if let existing = cache[configuration] { return existing }
+            cache[configuration] = context
+            return context
+        }
+    }
+
+    private func machineConfiguration() -> ConnectionPoolStateMachine<Int>.Configuration {
+        ConnectionPoolStateMachine<Int>.Configuration(
+            maximumConnections: configuration.maximumConnectionsPerHost,
+            maximumUses: configuration.maximumUsesPerConnection,
+            idleTimeout: configuration.idleConnectionTimeout)
+    }
+
+    // MARK: Inputs from tasks
+
+    /// Queues `task` for a connection to `key`.
+    func acquire(_ task: HTTPClientTask, key: PoolKey, timeouts: HTTPClientTimeouts) {
+        let actions = state.withLock { state -> [ConnectionPoolStateMachine<Int>.Action] in
+            if state.isShutDown { return [.failWaiter(task.id, ClientError(.poolShutdown))] }
+            state.waiters[task.id] = task
+            return state.machines[key, default: ConnectionPoolStateMachine(configuration: machineConfiguration())]
+                .requestConnection(waiter: task.id)
+        }
+        run(actions, key: key, timeouts: timeouts)
+    }
+
+    /// The task gave up waiting (cancelled or timed out).
+    func removeWaiter(_ task: HTTPClientTask, key: PoolKey, timedOut: Bool) {
+        let actions = state.withLock { state -> [ConnectionPoolStateMachine<Int>.Action] in
+            guard state.machines[key] != nil else { return [] }
+            return timedOut ? state.machines[key]!.waiterTimedOut(task.id) : state.machines[key]!.waiterCancelled(task.id)
+        }
+        run(actions, key: key, timeouts: configuration.timeouts)
+    }
+
+    // MARK: Inputs from connections (on their loops)
+
+    func connectionEstablished(_ connection: HTTP1Connection) {
+        input(connection) { $0.connectionEstablished(connection.id) }
+    }
+
+    func connectionFailed(_ connection: HTTP1Connection, error: ClientError) {
+        input(connection, forget: true) { $0.connectionFailedToConnect(connection.id, error: error) }
+    }
+
+    func connectionReleased(_ connection: HTTP1Connection, reusable: Bool) {
+        input(connection) { machine in
+            // A connection the pool already forgot (closed at shutdown) is simply dropped.
+            guard machine.leasedConnectionCount > 0 else { return [] }
+            return machine.connectionReleased(connection.id, reusable: reusable)
+        }
+    }
+
+    func connectionClosed(_ connection: HTTP1Connection) {
+        input(connection, forget: true) { $0.connectionClosed(connection.id) }
+    }
+
+    func idleTimerFired(_ connection: HTTP1Connection) {
+        input(connection) { $0.idleTimerFired(connection.id) }
+    }
+
+    /// Feeds one connection event to its key's machine. `forget`: the connection is gone for
+    /// good (failed or closed), so the table drops it too.
+    private func input(_ connection: HTTP1Connection, forget: Bool = false, _ body: (inout ConnectionPoolStateMachine<Int>) -> [ConnectionPoolStateMachine<Int>.Action]) {
+        let key = connection.key
+        let actions = state.withLock { state -> [ConnectionPoolStateMachine<Int>.Action] in
+            guard state.machines[key] != nil, state.connections[key]?[connection.id] != nil else { return [] }
+            if forget { state.connections[key]?[connection.id] = nil }
+            return body(&state.machines[key]!)
+        }
+        run(actions, key: key, timeouts: configuration.timeouts)
+    }
+
+    // MARK: Shutdown
+
+    /// Closes idle connections, fails waiting tasks, refuses new ones; `done` runs once every
+    /// leased connection has been released.
+    func shutdown(_ done: @escaping @Sendable () -> Void) {
+        shutdownDone.withLock { $0 = done }
+        let batches = state.withLock { state -> [(PoolKey, [ConnectionPoolStateMachine<Int>.Action])] in
+            state.isShutDown = true
+            state.shutdownPending = Set(state.machines.keys)
+            return state.machines.keys.map { key in (key, state.machines[key]!.shutdown()) }
+        }
+        for (key, actions) in batches { run(actions, key: key, timeouts: configuration.timeouts) }
+        checkShutdownComplete()
+    }
+
+    private func checkShutdownComplete() {
+        let finished = state.withLock { $0.isShutDown && $0.shutdownPending.isEmpty }
+        guard finished, let done = shutdownDone.withLock({ value -> (@Sendable () -> Void)? in
+            defer { value = nil }
+            return value
+        }) else { return }
+        done()
+    }
+
+    // MARK: Actions
+
+    private func run(_ actions: [ConnectionPoolStateMachine<Int>.Action], key: PoolKey, timeouts: HTTPClientTimeouts) {
+        for action in actions {
+            switch action {
+            case .createConnection(let id):
+                let loop = group.next()
+                let connection = HTTP1Connection(id: id, key: key, loop: loop, pool: self, configuration: configuration, timeouts: timeouts)
+                state.withLock { $0.connections[key, default: [:]][id] = connection }
+                loop.execute { connection.start() }
+            case .enqueue:
+                break
+            case .lease(let id, let waiter):
+                let (connection, task) = state.withLock { ($0.connections[key]?[id], $0.waiters.removeValue(forKey: waiter)) }
+                guard let connection, let task else { continue }
+                task.leased(connection)
+                connection.loop.execute { connection.execute(task) }
+            case .scheduleIdleTimer(let id):
+                guard let connection = state.withLock({ $0.connections[key]?[id] }) else { continue }
+                let timeout = configuration.idleConnectionTimeout
+                connection.loop.execute { connection.scheduleIdleTimer(timeout) }
+            case .cancelIdleTimer(let id):
+                guard let connection = state.withLock({ $0.connections[key]?[id] }) else { continue }
+                connection.loop.execute { connection.cancelIdleTimer() }
+            case .closeConnection(let id):
+                guard let connection = state.withLock({ $0.connections[key]?.removeValue(forKey: id) }) else { continue }
+                connection.loop.execute { connection.closeFromPool() }
+            case .failWaiter(let waiter, let error):
+                guard let task = state.withLock({ $0.waiters.removeValue(forKey: waiter) }) else { continue }
+                task.poolFailed(error)
+            case .shutdownComplete:
+                state.withLock { _ = $0.shutdownPending.remove(key) }
+                checkShutdownComplete()
+            }
+        }
+    }
+
+    /// For tests: open connections per key.
+    func openConnectionCount() -> Int {
+        state.withLock { $0.machines.values.reduce(0) { $0 + $1.connectionCount } }
+    }
+}

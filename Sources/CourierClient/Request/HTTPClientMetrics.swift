@@ -1,0 +1,43 @@
+import CourierCore
+import CourierPosix
+import CourierTLS
+
+/// What one request cost, in the spirit of URLSessionTaskTransactionMetrics. Times are on the
+/// monotonic clock; the phases of a reused connection (resolve, connect, TLS) are nil.
+public struct HTTPClientMetrics: Sendable {
+    /// When `execute` was called.
+    public var fetchStart: Deadline
+    public var resolveStart: Deadline?
+    public var resolveEnd: Deadline?
+    public var connectStart: Deadline?
+    public var connectEnd: Deadline?
+    public var tlsStart: Deadline?
+    public var tlsEnd: Deadline?
+    /// When the request head was handed to the socket.
+    public var requestStart: Deadline?
+    /// When the last request byte was handed to the socket.
+    public var requestEnd: Deadline?
+    /// When the first response byte arrived.
+    public var responseStart: Deadline?
+    /// When the response ended (or failed).
+    public var responseEnd: Deadline?
+    /// Request bytes written (head and body, as framed; before TLS).
+    public var bytesSent: Int64 = 0
+    /// Response bytes received (head and body, as framed; before TLS and decompression).
+    public var bytesReceived: Int64 = 0
+    /// Decoded body bytes delivered to the delegate.
+    public var bodyBytesDelivered: Int64 = 0
+    public var reusedConnection = false
+    public var localAddress: SocketAddress?
+    public var remoteAddress: SocketAddress?
+    public var tlsVersion: String?
+    public var tlsCipher: String?
+    /// The verified peer chain, leaf first, for a pinning policy to judge.
+    public var peerCertificates: [TLSCertificate] = []
+    /// Redirects followed before the final response.
+    public var redirectCount = 0
+    /// Whether the request was retried once on a fresh connection (stale keep-alive).
+    public var retried = false
+
+    init(fetchStart: Deadline) { self.fetchStart = fetchStart }
+}

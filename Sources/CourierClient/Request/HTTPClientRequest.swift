@@ -1,0 +1,58 @@
+import CourierCore
+import CourierHTTP1
+
+/// One HTTP request: method, URL, header fields, optional body and per-request options.
+public struct HTTPClientRequest: Sendable {
+    public var method: HTTPMethod
+    public var url: HTTPURL
+    /// Header fields as given. `Host` is derived from ``url`` when absent (RFC 9112 §3.2);
+    /// `Content-Length`/`Transfer-Encoding` come from ``body`` (RFC 9112 §6) and must not be set.
+    public var headers: HTTPFields
+    public var body: HTTPClientRequestBody?
+    /// Overrides of the client's timeouts for this request only.
+    public var timeouts: HTTPClientTimeouts?
+    /// Send `Expect: 100-continue` and hold the body until the server agrees (RFC 9110 §10.1.1).
+    public var expectContinue: Bool
+    /// Overrides the client's redirect configuration for this request only.
+    public var redirects: RedirectConfiguration?
+
+    public init(
+        method: HTTPMethod = .GET, url: HTTPURL, headers: HTTPFields = HTTPFields(),
+        body: HTTPClientRequestBody? = nil, expectContinue: Bool = false
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeouts = nil
+        self.expectContinue = expectContinue
+        self.redirects = nil
+    }
+
+    /// Parses `url` (RFC 3986) and builds a request.
+    public init(method: HTTPMethod = .GET, url: String, headers: HTTPFields = HTTPFields(), body: HTTPClientRequestBody? = nil) throws(HTTPURLError) {
+        self.init(method: method, url: try HTTPURL(url), headers: headers, body: body)
+    }
+}
+
+/// Where a request body comes from. Every kind can be produced again, so a request whose body
+/// was not yet sent can be retried or redirected with 307/308.
+public enum HTTPClientRequestBody: Sendable {
+    /// Bytes in memory, sent with Content-Length.
+    case bytes(ByteBuffer)
+    /// A regular file, read in pieces as the socket drains, sent with Content-Length.
+    case file(path: String)
+    /// A stream of pieces: `length` known → Content-Length (the stream must produce exactly that
+    /// many bytes), nil → chunked (RFC 9112 §7.1). `makeStream` is called once per attempt.
+    case stream(length: Int64?, makeStream: @Sendable () -> any HTTPClientBodyStream)
+
+    /// A body from a string's UTF-8 bytes.
+    public static func string(_ text: String) -> HTTPClientRequestBody { .bytes(ByteBuffer(string: text)) }
+}
+
+/// A pull source of request body pieces. Called on an event loop when the socket can take
+/// more: it must not block for long (a regular file read is fine; a network wait is not).
+public protocol HTTPClientBodyStream {
+    /// The next piece, or nil at the end. Throwing fails the request in the `send` phase.
+    mutating func next() throws -> ByteBuffer?
+}

@@ -1,0 +1,33 @@
+import CourierCore
+import CourierHTTP1
+
+/// Whether the delegate wants more response body now.
+public enum HTTPClientBodyDemand: Sendable {
+    case more
+    /// Stop reading the socket (backpressure) until ``HTTPClientTask/resumeReading()``.
+    case pause
+}
+
+/// Receives one request's progress. All calls come from an event loop, one at a time, in
+/// order; never block in them. (After a redirect or a retry the next calls may come from
+/// another loop, but never concurrently.) Exactly one of `didFinish` / `didFail` ends it.
+public protocol HTTPClientResponseDelegate: AnyObject {
+    /// The request head went to the socket.
+    func didSendRequestHead(_ task: HTTPClientTask, _ head: HTTPRequestHead)
+    /// More request body bytes went to the socket; `total` so far.
+    func didSendRequestBody(_ task: HTTPClientTask, total: Int64)
+    /// The final response head (after redirects). Body bytes follow.
+    func didReceiveHead(_ task: HTTPClientTask, _ head: HTTPClientResponseHead)
+    /// A piece of the body, decompressed when the response had a content coding and
+    /// decompression is on. Return `.pause` to stop reading until `resumeReading()`.
+    func didReceiveBodyPart(_ task: HTTPClientTask, _ part: ByteBuffer) -> HTTPClientBodyDemand
+    /// The response ended, with its trailer fields.
+    func didFinish(_ task: HTTPClientTask, trailers: HTTPFields, metrics: HTTPClientMetrics)
+    /// The request failed; `error.phase` says where.
+    func didFail(_ task: HTTPClientTask, error: ClientError, metrics: HTTPClientMetrics)
+}
+
+extension HTTPClientResponseDelegate {
+    public func didSendRequestHead(_ task: HTTPClientTask, _ head: HTTPRequestHead) {}
+    public func didSendRequestBody(_ task: HTTPClientTask, total: Int64) {}
+}
