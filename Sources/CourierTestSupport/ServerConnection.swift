@@ -218,7 +218,7 @@ public final class ServerConnection {
     /// Reads and discards what the peer still sends, for a short while, so unread request bytes
     /// do not turn our FIN into an RST that destroys the response in flight.
     private func lingeringDrain() {
-        Socket.setReceiveTimeout(fd, milliseconds: 500)
+        Socket.setReceiveTimeout(fd, milliseconds: 250)
         var scratch = [UInt8](repeating: 0, count: 4096)
         var total = 0
         while total < 1 << 20 {
@@ -404,8 +404,13 @@ public final class ServerConnection {
         case .asGiven:
             break
         }
-        let willClose = closeAfterResponse || !(current?.keepAlive ?? true)
-        if willClose && !has("Connection") && status >= 200 { text += "Connection: close\r\n" }
+        // A final response sent while the request body is unread ends the connection: the
+        // client may or may not send the body, so the stream cannot be resynchronised.
+        let willClose = closeAfterResponse || !(current?.keepAlive ?? true) || hasPendingRequestBody
+        if willClose && status >= 200 {
+            closeAfterResponse = true
+            if !has("Connection") { text += "Connection: close\r\n" }
+        }
         text += "\r\n"
         return Array(text.utf8)
     }
