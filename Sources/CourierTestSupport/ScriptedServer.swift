@@ -112,7 +112,9 @@ public final class ScriptedServer: Sendable {
 
     /// Closes every connection that is idle between requests (FIN, with close_notify for TLS),
     /// and returns once they are closed: the client's pooled connections are then stale.
-    /// Returns how many were closed.
+    /// A connection counts as idle once its handler has sent a complete response with
+    /// ``ServerConnection/respond(status:reason:headers:body:)`` or ``ServerConnection/endChunks(trailers:)``,
+    /// even if the handler has not returned yet. Returns how many were closed.
     @discardableResult
     public func closeIdleConnections(timeout: Duration = .seconds(5)) -> Int {
         let events = core.registry.requestCloseOfIdle()

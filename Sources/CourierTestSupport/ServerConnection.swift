@@ -100,6 +100,7 @@ public final class ServerConnection {
     ) throws(ServerConnectionError) {
         var head = responseHead(status: status, reason: reason, headers: headers, framing: .contentLength(body.count))
         if current?.method != "HEAD" { head.append(contentsOf: body) }
+        if status >= 200 { markResponseComplete() }
         try send(head)
     }
 
@@ -135,8 +136,9 @@ public final class ServerConnection {
         var out = "0\r\n"
         for (name, value) in trailers { out += "\(name): \(value)\r\n" }
         out += "\r\n"
-        try send(out)
         chunkedResponseOpen = false
+        markResponseComplete()
+        try send(out)
     }
 
     /// Sends a whole chunked response: head, each chunk, last chunk and trailers.
@@ -163,6 +165,14 @@ public final class ServerConnection {
     /// Sends `100 Continue` (RFC 9110 §10.1.1), for routes that read bodies manually.
     public func sendContinue() throws(ServerConnectionError) {
         try send("HTTP/1.1 100 Continue\r\n\r\n")
+    }
+
+    /// Counts the connection as idle from the moment its final response is on its way, before
+    /// the handler returns: a client may reuse the connection as soon as it has read the response,
+    /// and ``ScriptedServer/closeIdleConnections(timeout:)`` must not miss it in that window.
+    /// (A response written with raw ``send(_:)-([UInt8])`` is not recognised as complete.)
+    private func markResponseComplete() {
+        _ = core.registry.setIdle(id, true)
     }
 
     // MARK: - Waiting

@@ -239,6 +239,9 @@ final class RawClient {
             case .body(let piece):
                 response.body += piece.readableBytesArray()
             case .end:
+                // After a 2xx to CONNECT the stream is a tunnel: start a fresh parser for
+                // whatever is spoken inside it.
+                if parser.isUpgraded { parser = HTTPResponseParser() }
                 return response
             case .needMoreData:
                 if sawEOF { throw RawClientError(description: "EOF before a response") }
