@@ -95,6 +95,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "CourierTestSupportTests",
+            dependencies: ["CourierTestSupport", "CourierHTTP1", "CourierCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "CourierClientTests",
             dependencies: ["CourierClient", "CourierHTTP1", "CourierCore", "CourierTestSupport"],
             swiftSettings: swiftSettings

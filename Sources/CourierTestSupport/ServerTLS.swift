@@ -1,0 +1,182 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CCourierOpenSSL
+
+/// TLS settings for a ``ScriptedServer``: the certificate chain and key it serves and, for
+/// mutual TLS, the CA client certificates must chain to.
+///
+/// File names are looked up in the `Certificates/` matrix (see ``TestCertificates``); an absolute
+/// path is used as is.
+public struct ServerTLS: Sendable, Hashable {
+    /// Protocol versions the server may negotiate.
+    public enum Version: Sendable, Hashable {
+        case tls1_2
+        case tls1_3
+
+        var openSSLValue: Int {
+            switch self {
+            case .tls1_2: Int(TLS1_2_VERSION)
+            case .tls1_3: Int(TLS1_3_VERSION)
+            }
+        }
+    }
+
+    /// PEM file with the leaf first, then intermediates (e.g. `valid-chain.pem`).
+    public var certificateChain: String
+    /// PEM private key of the leaf (e.g. `valid.key`).
+    public var privateKey: String
+    /// When set, the server requires a client certificate that chains to this CA (mTLS).
+    public var clientCA: String?
+    public var minimumVersion: Version
+    /// nil: the newest OpenSSL supports.
+    public var maximumVersion: Version?
+
+    public init(
+        certificateChain: String = "valid-chain.pem",
+        privateKey: String = "valid.key",
+        clientCA: String? = nil,
+        minimumVersion: Version = .tls1_2,
+        maximumVersion: Version? = nil
+    ) {
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+        self.clientCA = clientCA
+        self.minimumVersion = minimumVersion
+        self.maximumVersion = maximumVersion
+    }
+}
+
+/// An error setting up or running server-side TLS, with OpenSSL's error queue as text.
+public struct TestTLSError: Error, Sendable, CustomStringConvertible {
+    public let operation: String
+    public let details: String
+
+    init(_ operation: String) {
+        self.operation = operation
+        self.details = TestTLSError.drainErrorQueue()
+    }
+
+    public var description: String { "\(operation) failed: \(details)" }
+
+    /// Empties this thread's OpenSSL error queue into one line.
+    static func drainErrorQueue() -> String {
+        var messages: [String] = []
+        while case let code = ERR_get_error(), code != 0 {
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return messages.isEmpty ? "no OpenSSL error" : messages.joined(separator: "; ")
+    }
+}
+
+/// A configured `SSL_CTX` for the server side.
+///
+// @unchecked Sendable: the SSL_CTX is fully configured in `init` and afterwards only used to
+// create SSL objects (`SSL_new`), which OpenSSL documents as safe from many threads.
+final class TLSServerContext: @unchecked Sendable {
+    let context: OpaquePointer
+
+    init(_ settings: ServerTLS) throws(TestTLSError) {
+        _ = ignoreSIGPIPE
+        guard let context = SSL_CTX_new(TLS_server_method()) else { throw TestTLSError("SSL_CTX_new") }
+        self.context = context
+        ERR_clear_error()
+        SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, settings.minimumVersion.openSSLValue, nil)
+        if let maximum = settings.maximumVersion {
+            SSL_CTX_ctrl(context, SSL_CTRL_SET_MAX_PROTO_VERSION, maximum.openSSLValue, nil)
+        }
+        // SSL_MODE_AUTO_RETRY is on by default in 1.1.1+; blocking I/O needs nothing else.
+        guard SSL_CTX_use_certificate_chain_file(context, TestCertificates.path(settings.certificateChain)) == 1 else {
+            throw TestTLSError("loading certificate chain \(settings.certificateChain)")
+        }
+        guard SSL_CTX_use_PrivateKey_file(context, TestCertificates.path(settings.privateKey), SSL_FILETYPE_PEM) == 1,
+              SSL_CTX_check_private_key(context) == 1
+        else {
+            throw TestTLSError("loading private key \(settings.privateKey)")
+        }
+        if let clientCA = settings.clientCA {
+            let path = TestCertificates.path(clientCA)
+            guard SSL_CTX_load_verify_locations(context, path, nil) == 1 else {
+                throw TestTLSError("loading client CA \(clientCA)")
+            }
+            // Tell clients which CAs we accept (CertificateRequest certificate_authorities).
+            if let names = SSL_load_client_CA_file(path) { SSL_CTX_set_client_CA_list(context, names) }
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
+        }
+    }
+
+    deinit { SSL_CTX_free(context) }
+}
+
+/// One server-side TLS connection over a blocking socket. Used only on its connection's thread.
+final class TLSServerSession {
+    let ssl: OpaquePointer
+    private let context: TLSServerContext
+
+    init(context: TLSServerContext, fd: Int32) throws(TestTLSError) {
+        guard let ssl = SSL_new(context.context) else { throw TestTLSError("SSL_new") }
+        self.ssl = ssl
+        self.context = context
+        SSL_set_fd(ssl, fd)
+    }
+
+    deinit { SSL_free(ssl) }
+
+    /// Runs the server handshake (blocking).
+    func accept() throws(TestTLSError) {
+        ERR_clear_error()
+        guard SSL_accept(ssl) == 1 else { throw TestTLSError("TLS handshake") }
+    }
+
+    /// The SNI host name the client sent, if any.
+    var serverName: String? {
+        guard let name = SSL_get_servername(ssl, Int32(TLSEXT_NAMETYPE_host_name)) else { return nil }
+        return String(cString: name)
+    }
+
+    /// The negotiated protocol, e.g. "TLSv1.3".
+    var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
+
+    /// The subject of the client certificate, if one was presented and verified.
+    var peerSubject: String? {
+        guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
+        defer { X509_free(certificate) }
+        guard let name = X509_get_subject_name(certificate) else { return nil }
+        var buffer = [CChar](repeating: 0, count: 512)
+        X509_NAME_oneline(name, &buffer, Int32(buffer.count))
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Reads decrypted bytes. Returns 0 at EOF, with or without close_notify.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(TestTLSError) -> Int {
+        ERR_clear_error()
+        var count = 0
+        if SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count) == 1 { return count }
+        let error = SSL_get_error(ssl, 0)
+        if error == SSL_ERROR_ZERO_RETURN { return 0 }
+        if error == SSL_ERROR_SYSCALL && ERR_peek_error() == 0 { return 0 }
+        throw TestTLSError("SSL_read")
+    }
+
+    /// Writes all of `bytes`.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(TestTLSError) {
+        var offset = 0
+        while offset < bytes.count {
+            ERR_clear_error()
+            var written = 0
+            guard SSL_write_ex(ssl, bytes.baseAddress! + offset, bytes.count - offset, &written) == 1 else {
+                throw TestTLSError("SSL_write")
+            }
+            offset += written
+        }
+    }
+
+    /// Sends close_notify (does not wait for the peer's).
+    func sendCloseNotify() {
+        ERR_clear_error()
+        _ = SSL_shutdown(ssl)
+        ERR_clear_error()
+    }
+}
