@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CourierClient
+import CourierCore
+import CourierHTTP1
+import CourierTestSupport
+import Dispatch
+import Synchronization
+import Testing
+
+/// What a delegate saw, in order.
+enum DelegateEvent: Sendable, Equatable {
+    case headSent
+    case bodySent(Int64)
+    case head(Int)
+    case body(Int)
+    case finished
+    case failed(String)
+}
+
+/// A delegate that records everything and lets a test wait for the end.
+final class RecordingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
+    // @unchecked: the client calls it one call at a time from its loops; tests read the
+    // results only after `wait()` returned (the semaphore orders the accesses).
+    private(set) var events: [DelegateEvent] = []
+    private(set) var head: HTTPClientResponseHead?
+    private(set) var body: [UInt8] = []
+    private(set) var error: ClientError?
+    private(set) var metrics: HTTPClientMetrics?
+    private(set) var trailers: HTTPFields?
+    private let done = DispatchSemaphore(value: 0)
+    var pauseAfterFirstPart = false
+    var onHead: ((HTTPClientTask) -> Void)?
+    var onBodyPart: ((HTTPClientTask) -> Void)?
+
+    func didSendRequestHead(_ task: HTTPClientTask, _ head: HTTPRequestHead) { events.append(.headSent) }
+    func didSendRequestBody(_ task: HTTPClientTask, total: Int64) { events.append(.bodySent(total)) }
+    func didReceiveHead(_ task: HTTPClientTask, _ head: HTTPClientResponseHead) {
+        self.head = head
+        events.append(.head(head.status))
+        onHead?(task)
+    }
+    func didReceiveBodyPart(_ task: HTTPClientTask, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+        body += part.readableBytesArray()
+        events.append(.body(part.readableBytes))
+        onBodyPart?(task)
+        if pauseAfterFirstPart { pauseAfterFirstPart = false; return .pause }
+        return .more
+    }
+    func didFinish(_ task: HTTPClientTask, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+        self.trailers = trailers
+        self.metrics = metrics
+        events.append(.finished)
+        done.signal()
+    }
+    func didFail(_ task: HTTPClientTask, error: ClientError, metrics: HTTPClientMetrics) {
+        self.error = error
+        self.metrics = metrics
+        events.append(.failed(error.code.name))
+        done.signal()
+    }
+
+    /// Waits for the end; false on timeout.
+    @discardableResult
+    func wait(seconds: Int = 20) -> Bool {
+        done.wait(timeout: .now() + .seconds(seconds)) == .success
+    }
+
+    var bodyString: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// Runs a client test: serialised with every other descriptor-counting test, and checked for
+/// leaked descriptors once the client and servers are shut down.
+func withClient(
+    configure: (inout HTTPClientConfiguration) -> Void = { _ in },
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (HTTPClient) throws -> Void
+) throws {
+    try FileDescriptors.exclusively {
+        try FileDescriptors.expectNoLeakedDescriptors {
+            var configuration = HTTPClientConfiguration()
+            configuration.eventLoopThreads = 2
+            configure(&configuration)
+            let client = try HTTPClient(configuration: configuration)
+            defer { client.shutdown() }
+            try body(client)
+        }
+    }
+}
+
+/// Starts `request` with a fresh recording delegate and waits for it to end.
+@discardableResult
+func run(_ client: HTTPClient, _ request: HTTPClientRequest, seconds: Int = 20, sourceLocation: SourceLocation = #_sourceLocation) -> RecordingDelegate {
+    let delegate = RecordingDelegate()
+    client.execute(request, delegate: delegate)
+    let ended = delegate.wait(seconds: seconds)
+    #expect(ended, "the request did not end within \(seconds) s", sourceLocation: sourceLocation)
+    return delegate
+}
+
+func get(_ url: String) throws -> HTTPClientRequest {
+    try HTTPClientRequest(method: .GET, url: url)
+}
