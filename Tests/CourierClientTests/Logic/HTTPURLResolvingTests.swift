@@ -103,10 +103,10 @@ struct HTTPURLResolvingTests {
         #expect(try base.resolving("?").absoluteString == "https://u:p@h:8443/dir/file?")
         let v6 = try HTTPURL("http://[::1]:8080/a/b")
         #expect(try v6.resolving("../c").absoluteString == "http://[::1]:8080/c")
-        let unix = try HTTPURL("http+unix://%2Ftmp%2Fs.sock/a/b")
+        let unix = try HTTPURL("http+unix://%2Fsrv%2Fs.sock/a/b")
         let resolved = try unix.resolving("/c?d")
-        #expect(resolved.absoluteString == "http+unix://%2Ftmp%2Fs.sock/c?d")
-        #expect(resolved.unixSocketPath == "/tmp/s.sock")
+        #expect(resolved.absoluteString == "http+unix://%2Fsrv%2Fs.sock/c?d")
+        #expect(resolved.unixSocketPath == "/srv/s.sock")
     }
 
     @Test("RFC 3986 §5.2.4 examples of remove_dot_segments, through a relative path")
