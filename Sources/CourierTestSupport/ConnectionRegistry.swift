@@ -20,8 +20,7 @@ final class ConnectionRegistry: Sendable {
 
     private let entries = Mutex<[Int: Entry]>([:])
 
-    /// Registers connection `id` with its fds (a tunnel has two). Returns an event signalled
-    /// once the connection has closed.
+    /// Registers connection `id` with its fds (a proxied connection adds its upstream later).
     func add(_ id: Int, fds: [Int32]) {
         entries.withLock { $0[id] = Entry(fds: fds, closed: TestEvent()) }
     }
@@ -40,13 +39,14 @@ final class ConnectionRegistry: Sendable {
         entries.withLock { $0[id]?.fds.removeAll { $0 == fd } }
     }
 
-    /// Unregisters `id`; its owner closes the fds afterwards and then calls the returned
-    /// closure to report the close.
+    /// Unregisters `id`; its owner closes the fds afterwards and then signals the returned
+    /// event, which ``requestCloseOfIdle()`` callers may be waiting on.
     func remove(_ id: Int) -> TestEvent? {
         entries.withLock { $0.removeValue(forKey: id)?.closed }
     }
 
-    /// Marks `id` idle or busy. Returns false when the connection has been asked to close.
+    /// Marks `id` idle (waiting for a request, or its final response already sent) or busy.
+    /// Returns false when the connection has been asked to close.
     func setIdle(_ id: Int, _ idle: Bool) -> Bool {
         entries.withLock { entries in
             guard let entry = entries[id] else { return false }

@@ -303,7 +303,8 @@ extension SupportTests {
         #expect(v6.baseURL == "http://[::1]:\(v6.port)")
         #expect(try RawClient(port: v6.port, host: "::1").get("/").bodyString == "six")
 
-        let path = "/tmp/courier-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let directory = getenv("TMPDIR").map { String(cString: $0) } ?? "."
+        let path = "\(directory)/courier-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         let unix = try ScriptedServer(address: .unix(path))
         unix.route("/") { _, connection in try connection.respond(body: "unix") }
         #expect(try RawClient(unixPath: path).get("/").bodyString == "unix")
@@ -323,5 +324,41 @@ extension SupportTests {
         _ = refused.readToEnd()
         #expect(refused.lastEnd == .error(ECONNRESET) || refused.lastEnd == .cleanEOF)
         #expect(try RawClient(port: server.port).get("/").bodyString == "second")
+    }
+}
+
+extension SupportTests {
+    /// The recipe for a loopback connect timeout: a tiny backlog and no accepting.
+    @Test func fullBacklogMakesConnectHang() throws {
+        let server = try ScriptedServer(backlog: 0)
+        defer { server.shutdown() }
+        server.route("/") { _, connection in try connection.respond(body: "ok") }
+        server.pauseAccepting()
+        var hung = false
+        // The accept queue holds backlog + 1 connections; the next SYN is dropped.
+        for _ in 0..<4 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue), 0)
+            defer { close(fd) }
+            var sin = sockaddr_in()
+            sin.sin_family = sa_family_t(AF_INET)
+            sin.sin_port = UInt16(server.port).bigEndian
+            sin.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+            let rc = withUnsafePointer(to: &sin) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if rc == 0 { continue }
+            #expect(errno == EINPROGRESS)
+            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            if poll(&pfd, 1, 300) == 0 {
+                hung = true
+                break
+            }
+        }
+        #expect(hung)
+        server.resumeAccepting()
+        // The queued connections are accepted (and see their peers gone) before ours arrives.
+        #expect(server.waitForConnections(1))
+        let client = try RawClient(port: server.port)
+        #expect(try client.get("/").bodyString == "ok")
     }
 }
