@@ -1,0 +1,99 @@
+// Courier's driver for the loopback client comparison (Client/README.md): the same command line
+// and JSON line as every other driver (ClientBenchSupport). C workers each keep one request in
+// flight; a worker starts its next request from the delegate's `didFinish`, on the event loop,
+// so a sequential run never leaves the loop thread between requests.
+import ClientBenchSupport
+import CourierClient
+import CourierCore
+import CourierHTTP1
+import CourierTLS
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let options = DriverOptions.parseOrExit()
+
+var configuration = HTTPClientConfiguration()
+// The runner pins the client to one core: one loop thread, like wrk -t1.
+configuration.eventLoopThreads = 1
+configuration.maximumConnectionsPerHost = options.concurrency
+configuration.decompression = options.decodeGzip
+if let ca = options.caFile {
+    configuration.tls.trustRoots = [.file(ca)]
+} else if options.insecure {
+    configuration.tls.verification = .none
+}
+
+let client: HTTPClient
+let request: HTTPClientRequest
+do {
+    client = try HTTPClient(configuration: configuration)
+    request = try HTTPClientRequest(method: .GET, url: options.url)
+} catch {
+    writeStandardError("CourierBench: \(error)\n")
+    exit(1)
+}
+
+/// Totals over all workers, read once every worker is done.
+let totals = Mutex((requests: 0, bytes: 0, errors: 0))
+let finished = DispatchSemaphore(value: 0)
+
+/// One worker: `remaining` requests, one at a time.
+final class Worker: HTTPClientResponseDelegate, @unchecked Sendable {
+    // @unchecked: the client calls a delegate one call at a time; the counters are only
+    // touched from those calls.
+    private var remaining: Int
+    private var requests = 0
+    private var bytes = 0
+    private var errors = 0
+    private var statusOK = false
+
+    init(requests: Int) { remaining = requests }
+
+    func start() {
+        remaining -= 1
+        client.execute(request, delegate: self)
+    }
+
+    func didReceiveHead(_ task: HTTPClientTask, _ head: HTTPClientResponseHead) {
+        statusOK = head.status == 200
+    }
+
+    func didReceiveBodyPart(_ task: HTTPClientTask, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+        bytes += part.readableBytes
+        return .more
+    }
+
+    func didFinish(_ task: HTTPClientTask, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+        requests += 1
+        if !statusOK { errors += 1 }
+        next()
+    }
+
+    func didFail(_ task: HTTPClientTask, error: ClientError, metrics: HTTPClientMetrics) {
+        requests += 1
+        errors += 1
+        if errors <= 3 { writeStandardError("CourierBench: \(error)\n") }
+        next()
+    }
+
+    private func next() {
+        if remaining > 0 {
+            start()
+            return
+        }
+        totals.withLock { $0.requests += requests; $0.bytes += bytes; $0.errors += errors }
+        finished.signal()
+    }
+}
+
+let workers = (0..<options.concurrency).map { Worker(requests: options.share(ofWorker: $0)) }
+let start = Deadline.now()
+for worker in workers { worker.start() }
+for _ in workers { finished.wait() }
+let seconds = Double((Deadline.now() - start).nanoseconds) / 1e9
+client.shutdown()
+let result = totals.withLock { $0 }
+print(DriverReport(requests: result.requests, bytes: result.bytes, seconds: seconds, errors: result.errors).json)
