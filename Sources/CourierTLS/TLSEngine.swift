@@ -201,6 +201,10 @@ public final class TLSEngine {
                             message: "\(verifyErrorString(verifyResult)) (\(verifyResult)); \(drained.message)",
                             peerAlert: drained.peerAlert)
         }
+        // OpenSSL itself rejects a ServerHello whose ALPN protocol the client did not offer.
+        if drained.contains(sslReason: SSL_R_BAD_EXTENSION, in: "tls_parse_stoc_alpn") {
+            return TLSError(.alpnMismatch, message: "the server selected an ALPN protocol that was not offered: \(drained.message)")
+        }
         if drained.peerAlert == nil,
             drained.contains(sslReason: SSL_R_UNEXPECTED_EOF_WHILE_READING) || (code == SSL_ERROR_SYSCALL && eofFed)
         {
@@ -210,8 +214,9 @@ public final class TLSEngine {
                         peerAlert: drained.peerAlert)
     }
 
-    /// A client check OpenSSL does not make: the server must select an offered protocol
-    /// (RFC 7301 §3.2).
+    /// The server must select an offered protocol (RFC 7301 §3.2). OpenSSL 3.0 already rejects
+    /// anything else during the handshake (see `handshakeFailure`); this re-check keeps the
+    /// guarantee independent of the OpenSSL version.
     private func alpnMismatch() -> TLSError? {
         guard SSL_is_server(ssl) == 0, let selected = selectedALPN() else { return nil }
         if context.configuration.applicationProtocols.contains(selected) { return nil }
