@@ -130,9 +130,10 @@ public final class TLSContext: @unchecked Sendable {
             throw TLSError(.configuration, message: "maximum version \(maximum) is below minimum \(minimum)")
         }
         // Partial writes: SSL_write_ex returns after each record. Moving buffer: a retried write
-        // may pass a different address for the same bytes.
+        // may pass a different address for the same bytes. No auto chain: the certificate chain
+        // file is sent as is, rather than completed (up to the root) from the trust store.
         _ = SSL_CTX_ctrl(ctx, SSL_CTRL_MODE,
-                         Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER), nil)
+                         Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_NO_AUTO_CHAIN), nil)
         // SSL_OP_IGNORE_UNEXPECTED_EOF is deliberately not set: a FIN without close_notify must
         // surface as `.unexpectedEOF` so the HTTP layer can decide whether truncation matters.
         _ = SSL_CTX_set_options(ctx, SSLOption.noCompression | SSLOption.noRenegotiation)
