@@ -21,8 +21,14 @@ enum OpenSSLErrorQueue {
         /// Whether an entry has library `ERR_LIB_SSL` and this reason (`SSL_R_*`), optionally
         /// raised by the named OpenSSL function.
         func contains(sslReason reason: Int32, in function: String? = nil) -> Bool {
+            contains(library: ERR_LIB_SSL, reason: reason, in: function)
+        }
+
+        /// Whether an entry has this library (`ERR_LIB_*`) and reason, optionally raised by the
+        /// named OpenSSL function.
+        func contains(library: Int32, reason: Int32, in function: String? = nil) -> Bool {
             entries.contains {
-                ERR_GET_LIB($0.code) == ERR_LIB_SSL && ERR_GET_REASON($0.code) == reason
+                ERR_GET_LIB($0.code) == library && ERR_GET_REASON($0.code) == reason
                     && (function == nil || $0.function == function)
             }
         }

@@ -170,7 +170,14 @@ public final class TLSContext: @unchecked Sendable {
             throw OpenSSLErrorQueue.error(.configuration, "cannot load certificate chain \(chainFile)")
         }
         guard SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM) == 1 else {
-            throw OpenSSLErrorQueue.error(.configuration, "cannot load private key \(keyFile)")
+            let drained = OpenSSLErrorQueue.drain()
+            // OpenSSL already compares the key with the certificate while loading it.
+            if drained.contains(library: ERR_LIB_X509, reason: X509_R_KEY_VALUES_MISMATCH)
+                || drained.contains(library: ERR_LIB_X509, reason: X509_R_KEY_TYPE_MISMATCH)
+            {
+                throw TLSError(.configuration, message: "private key \(keyFile) does not match certificate \(chainFile): \(drained.message)")
+            }
+            throw TLSError(.configuration, message: "cannot load private key \(keyFile): \(drained.message)")
         }
         guard SSL_CTX_check_private_key(ctx) == 1 else {
             throw OpenSSLErrorQueue.error(.configuration, "private key \(keyFile) does not match certificate \(chainFile)")
