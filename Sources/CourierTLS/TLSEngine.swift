@@ -21,12 +21,15 @@ public enum TLSReadResult: Sendable, Hashable {
 
 /// One TLS session as a sans-I/O engine over two OpenSSL memory BIOs.
 ///
-/// The transport drives it: bytes read from the socket go in through ``feedCiphertext(_:)-…``
-/// (and a read of 0 through ``feedEOF()``); after **every** call, including calls that throw, the
-/// transport drains ``drainCiphertext(into:)`` to the socket while ``hasPendingCiphertext`` — a
-/// failed handshake leaves the fatal alert there, ``close()`` leaves close_notify, and reading can
-/// produce replies. Plaintext comes out of ``readPlaintext(into:maxBytes:)`` and goes in through
-/// ``writePlaintext(_:)-…``.
+/// The transport drives it:
+/// 1. bytes read from the socket go in through `feedCiphertext`, and a read of 0 (EOF) through
+///    ``feedEOF()``; nothing may be fed after EOF;
+/// 2. ``handshake()`` until it returns `.complete`, then ``readPlaintext(into:maxBytes:)`` and
+///    `writePlaintext`;
+/// 3. after **every** call, including calls that throw, ``drainCiphertext(into:)`` while
+///    ``hasPendingCiphertext`` and write the bytes to the socket: a failed handshake leaves its
+///    fatal alert there, ``close()`` leaves close_notify, and reading can produce replies (a TLS
+///    1.3 KeyUpdate response).
 ///
 /// Not thread-safe: an engine belongs to one connection on one event loop and must only be used
 /// from that loop's thread (OpenSSL's `SSL*` is not safe for concurrent use). It is deliberately
