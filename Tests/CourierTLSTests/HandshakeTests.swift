@@ -51,6 +51,16 @@ struct HandshakeTests {
         }
     }
 
+    @Test("an IPv6 literal with a zone is an IP literal: no SNI, checked against IP subjectAltNames")
+    func ipv6Zone() throws {
+        for host in ["fe80::1%eth0", "[fe80::1%25eth0]"] {
+            let link = try Link(client: Contexts.client(), hostname: host, server: Contexts.server())
+            link.handshake()
+            #expect(link.server.serverName == nil, "\(host)")
+            #expect(link.clientError?.reason == .certificateVerificationFailed(.ipAddressMismatch), "\(host)")
+        }
+    }
+
     @Test("a server limited to TLS 1.2 works with a client whose minimum is TLS 1.2", arguments: [Feeding.whole, .bytewise])
     func tls12(feeding: Feeding) throws {
         let link = try Link(client: Contexts.client(), hostname: "localhost",

@@ -72,7 +72,9 @@ struct TemporaryDirectory {
     let path: String
 
     init() {
-        var template = Array("/tmp/courier-tls-XXXXXX".utf8CString)
+        // $TMPDIR, else the C library's default temporary directory (P_tmpdir).
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? P_tmpdir
+        var template = Array((base + "/courier-tls-XXXXXX").utf8CString)
         guard let p = mkdtemp(&template) else { fatalError("mkdtemp failed") }
         path = String(cString: p)
     }
