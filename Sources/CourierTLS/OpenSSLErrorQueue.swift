@@ -13,28 +13,36 @@ enum OpenSSLErrorQueue {
     struct Drained {
         /// Each entry's text, joined with "; ".
         var message: String
-        /// The first entry's packed code, 0 when the queue was empty.
-        var firstCode: UInt
         /// The alert description the peer sent, when an entry is `SSL_R_*_ALERT_*`.
         var peerAlert: UInt8?
-        /// Every entry's packed code, oldest first.
-        var codes: [UInt]
+        /// Every entry's packed code and the OpenSSL function that raised it, oldest first.
+        var entries: [(code: UInt, function: String)]
 
-        /// Whether an entry has library `ERR_LIB_SSL` and this reason (`SSL_R_*`).
-        func contains(sslReason reason: Int32) -> Bool {
-            codes.contains { ERR_GET_LIB($0) == ERR_LIB_SSL && ERR_GET_REASON($0) == reason }
+        /// Whether an entry has library `ERR_LIB_SSL` and this reason (`SSL_R_*`), optionally
+        /// raised by the named OpenSSL function.
+        func contains(sslReason reason: Int32, in function: String? = nil) -> Bool {
+            contains(library: ERR_LIB_SSL, reason: reason, in: function)
+        }
+
+        /// Whether an entry has this library (`ERR_LIB_*`) and reason, optionally raised by the
+        /// named OpenSSL function.
+        func contains(library: Int32, reason: Int32, in function: String? = nil) -> Bool {
+            entries.contains {
+                ERR_GET_LIB($0.code) == library && ERR_GET_REASON($0.code) == reason
+                    && (function == nil || $0.function == function)
+            }
         }
     }
 
     /// Removes every entry from the queue and returns their text. Only on failure paths.
     static func drain() -> Drained {
-        var drained = Drained(message: "", firstCode: 0, peerAlert: nil, codes: [])
+        var drained = Drained(message: "", peerAlert: nil, entries: [])
         var text = [CChar](repeating: 0, count: 256)
         while true {
-            let code = ERR_get_error()
+            var function: UnsafePointer<CChar>? = nil
+            let code = ERR_get_error_all(nil, nil, &function, nil, nil)
             if code == 0 { break }
-            if drained.firstCode == 0 { drained.firstCode = code }
-            drained.codes.append(code)
+            drained.entries.append((code, function.map { String(cString: $0) } ?? ""))
             let reason = ERR_GET_REASON(code)
             if drained.peerAlert == nil, ERR_GET_LIB(code) == ERR_LIB_SSL,
                 reason >= SSL_AD_REASON_OFFSET, reason - SSL_AD_REASON_OFFSET <= 255

@@ -1,5 +1,5 @@
 /// What a completed handshake negotiated, and the peer's certificates.
-public struct TLSConnectionInfo: Sendable {
+public struct TLSConnectionInfo: Sendable, Hashable {
     /// The protocol version as OpenSSL names it: "TLSv1.2" or "TLSv1.3".
     public var version: String
     /// The negotiated version, typed.

@@ -130,9 +130,10 @@ public final class TLSContext: @unchecked Sendable {
             throw TLSError(.configuration, message: "maximum version \(maximum) is below minimum \(minimum)")
         }
         // Partial writes: SSL_write_ex returns after each record. Moving buffer: a retried write
-        // may pass a different address for the same bytes.
+        // may pass a different address for the same bytes. No auto chain: the certificate chain
+        // file is sent as is, rather than completed (up to the root) from the trust store.
         _ = SSL_CTX_ctrl(ctx, SSL_CTRL_MODE,
-                         Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER), nil)
+                         Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_NO_AUTO_CHAIN), nil)
         // SSL_OP_IGNORE_UNEXPECTED_EOF is deliberately not set: a FIN without close_notify must
         // surface as `.unexpectedEOF` so the HTTP layer can decide whether truncation matters.
         _ = SSL_CTX_set_options(ctx, SSLOption.noCompression | SSLOption.noRenegotiation)
@@ -169,7 +170,14 @@ public final class TLSContext: @unchecked Sendable {
             throw OpenSSLErrorQueue.error(.configuration, "cannot load certificate chain \(chainFile)")
         }
         guard SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM) == 1 else {
-            throw OpenSSLErrorQueue.error(.configuration, "cannot load private key \(keyFile)")
+            let drained = OpenSSLErrorQueue.drain()
+            // OpenSSL already compares the key with the certificate while loading it.
+            if drained.contains(library: ERR_LIB_X509, reason: X509_R_KEY_VALUES_MISMATCH)
+                || drained.contains(library: ERR_LIB_X509, reason: X509_R_KEY_TYPE_MISMATCH)
+            {
+                throw TLSError(.configuration, message: "private key \(keyFile) does not match certificate \(chainFile): \(drained.message)")
+            }
+            throw TLSError(.configuration, message: "cannot load private key \(keyFile): \(drained.message)")
         }
         guard SSL_CTX_check_private_key(ctx) == 1 else {
             throw OpenSSLErrorQueue.error(.configuration, "private key \(keyFile) does not match certificate \(chainFile)")

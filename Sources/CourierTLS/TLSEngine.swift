@@ -21,12 +21,15 @@ public enum TLSReadResult: Sendable, Hashable {
 
 /// One TLS session as a sans-I/O engine over two OpenSSL memory BIOs.
 ///
-/// The transport drives it: bytes read from the socket go in through ``feedCiphertext(_:)-…``
-/// (and a read of 0 through ``feedEOF()``); after **every** call, including calls that throw, the
-/// transport drains ``drainCiphertext(into:)`` to the socket while ``hasPendingCiphertext`` — a
-/// failed handshake leaves the fatal alert there, ``close()`` leaves close_notify, and reading can
-/// produce replies. Plaintext comes out of ``readPlaintext(into:maxBytes:)`` and goes in through
-/// ``writePlaintext(_:)-…``.
+/// The transport drives it:
+/// 1. bytes read from the socket go in through `feedCiphertext`, and a read of 0 (EOF) through
+///    ``feedEOF()``; nothing may be fed after EOF;
+/// 2. ``handshake()`` until it returns `.complete`, then ``readPlaintext(into:maxBytes:)`` and
+///    `writePlaintext`;
+/// 3. after **every** call, including calls that throw, ``drainCiphertext(into:)`` while
+///    ``hasPendingCiphertext`` and write the bytes to the socket: a failed handshake leaves its
+///    fatal alert there, ``close()`` leaves close_notify, and reading can produce replies (a TLS
+///    1.3 KeyUpdate response).
 ///
 /// Not thread-safe: an engine belongs to one connection on one event loop and must only be used
 /// from that loop's thread (OpenSSL's `SSL*` is not safe for concurrent use). It is deliberately
@@ -201,6 +204,10 @@ public final class TLSEngine {
                             message: "\(verifyErrorString(verifyResult)) (\(verifyResult)); \(drained.message)",
                             peerAlert: drained.peerAlert)
         }
+        // OpenSSL itself rejects a ServerHello whose ALPN protocol the client did not offer.
+        if drained.contains(sslReason: SSL_R_BAD_EXTENSION, in: "tls_parse_stoc_alpn") {
+            return TLSError(.alpnMismatch, message: "the server selected an ALPN protocol that was not offered: \(drained.message)")
+        }
         if drained.peerAlert == nil,
             drained.contains(sslReason: SSL_R_UNEXPECTED_EOF_WHILE_READING) || (code == SSL_ERROR_SYSCALL && eofFed)
         {
@@ -210,8 +217,9 @@ public final class TLSEngine {
                         peerAlert: drained.peerAlert)
     }
 
-    /// A client check OpenSSL does not make: the server must select an offered protocol
-    /// (RFC 7301 §3.2).
+    /// The server must select an offered protocol (RFC 7301 §3.2). OpenSSL 3.0 already rejects
+    /// anything else during the handshake (see `handshakeFailure`); this re-check keeps the
+    /// guarantee independent of the OpenSSL version.
     private func alpnMismatch() -> TLSError? {
         guard SSL_is_server(ssl) == 0, let selected = selectedALPN() else { return nil }
         if context.configuration.applicationProtocols.contains(selected) { return nil }

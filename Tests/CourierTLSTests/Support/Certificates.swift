@@ -1,0 +1,113 @@
+import Glibc
+
+/// The committed certificate matrix in `Sources/CourierTestSupport/Certificates` (see the header
+/// of `make-certs.sh` there), located from this file's path so no machine path is written down.
+enum Certificates {
+    /// The directory holding the PEM files.
+    static let directory: String = {
+        // #filePath is <package>/Tests/CourierTLSTests/Support/Certificates.swift.
+        var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        components.removeLast(4)
+        return components.joined(separator: "/") + "/Sources/CourierTestSupport/Certificates"
+    }()
+
+    /// The path of one file in the matrix.
+    static func path(_ name: String) -> String { directory + "/" + name }
+
+    /// The text of one file in the matrix.
+    static func text(_ name: String) -> String {
+        guard let text = readTextFile(path(name)) else { fatalError("cannot read \(path(name))") }
+        return text
+    }
+
+    /// The DER bytes of every certificate in a PEM file, decoded from the base64 in the test
+    /// (independently of OpenSSL).
+    static func der(_ name: String) -> [[UInt8]] {
+        var blocks: [[UInt8]] = []
+        var base64 = ""
+        var inside = false
+        for line in text(name).split(separator: "\n") {
+            if line.hasPrefix("-----BEGIN CERTIFICATE-----") {
+                inside = true
+                base64 = ""
+            } else if line.hasPrefix("-----END CERTIFICATE-----") {
+                inside = false
+                blocks.append(decodeBase64(base64))
+            } else if inside {
+                base64 += line.trimmingSpaces
+            }
+        }
+        return blocks
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: String { String(self.filter { $0 != " " && $0 != "\r" }) }
+}
+
+/// Reads a whole file, or nil when it cannot be opened.
+func readTextFile(_ path: String) -> String? {
+    guard let file = fopen(path, "rb") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = fread(&chunk, 1, chunk.count, file)
+        if n <= 0 { break }
+        bytes += chunk[0..<n]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Writes `text` to a file (for chains assembled in a test's temporary directory).
+func writeTextFile(_ path: String, _ text: String) {
+    guard let file = fopen(path, "wb") else { fatalError("cannot create \(path)") }
+    defer { fclose(file) }
+    var text = text
+    text.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+}
+
+/// A fresh directory under the system temporary directory, removed by `remove()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init() {
+        // $TMPDIR, else the C library's default temporary directory (P_tmpdir).
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? P_tmpdir
+        var template = Array((base + "/courier-tls-XXXXXX").utf8CString)
+        guard let p = mkdtemp(&template) else { fatalError("mkdtemp failed") }
+        path = String(cString: p)
+    }
+
+    func remove(files: [String]) {
+        for file in files { unlink(path + "/" + file) }
+        rmdir(path)
+    }
+}
+
+/// Standard base64 (RFC 4648 §4), ignoring padding.
+func decodeBase64(_ text: String) -> [UInt8] {
+    func value(_ c: UInt8) -> UInt32? {
+        switch c {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): UInt32(c - UInt8(ascii: "A"))
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): UInt32(c - UInt8(ascii: "a") + 26)
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(c - UInt8(ascii: "0") + 52)
+        case UInt8(ascii: "+"): 62
+        case UInt8(ascii: "/"): 63
+        default: nil
+        }
+    }
+    var out: [UInt8] = []
+    var accumulator: UInt32 = 0
+    var bits = 0
+    for c in text.utf8 {
+        guard let v = value(c) else { continue }
+        accumulator = (accumulator << 6) | v
+        bits += 6
+        if bits >= 8 {
+            bits -= 8
+            out.append(UInt8((accumulator >> UInt32(bits)) & 0xFF))
+        }
+    }
+    return out
+}
