@@ -68,7 +68,7 @@ let package = Package(
         // A tiny consumer used by `make test` to prove the lower layers do not link Foundation.
         .executableTarget(
             name: "CourierLinkageProbe",
-            dependencies: ["CourierCore", "CourierHTTP1"],
+            dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS", "CourierClient"],
             swiftSettings: swiftSettings
         ),
 

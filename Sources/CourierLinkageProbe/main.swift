@@ -1,7 +1,10 @@
-// Links CourierCore and CourierHTTP1 into a binary whose dynamic dependencies `make test` checks:
-// neither module may pull in Foundation.
+// Links every library module below `Courier` into a binary whose dynamic dependencies
+// `make test` checks: none of them may pull in Foundation.
+import CourierClient
 import CourierCore
 import CourierHTTP1
+import CourierPosix
+import CourierTLS
 
 var buffer = ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 var parser = HTTPResponseParser()
@@ -11,4 +14,6 @@ do {
 } catch {
     print("parse failed: \(error)")
 }
-print("linkage probe: \(events) events, deadline \(Deadline.now() > .distantPast)")
+let url = try? HTTPURL("https://example.com/")
+let address = try? SocketAddress(ipAddress: "127.0.0.1", port: 80)
+print("linkage probe: \(events) events, deadline \(Deadline.now() > .distantPast), \(url?.host ?? "-"), \(address?.description ?? "-"), TLS \(TLSConfiguration.clientDefault.minimumVersion)")

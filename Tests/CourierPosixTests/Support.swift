@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CourierPosix
+import CourierTestSupport
 import Testing
 import Dispatch
 import Synchronization
@@ -36,18 +37,10 @@ final class TestListener: Sendable {
     deinit { close(fd) }
 }
 
-/// Serialises the tests that count descriptors: the count is process-wide, so two such tests
-/// running in parallel would see each other's sockets.
-let descriptorAccounting = Mutex<Void>(())
-
-/// Runs `body` alone among descriptor-counting tests and checks that it left no descriptor
-/// open (counting /proc/self/fd before and after).
-func expectNoLeakedDescriptors(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) rethrows {
-    try descriptorAccounting.withLock { _ in
-        let before = openDescriptorCount()
-        try body()
-        let after = openDescriptorCount()
-        #expect(after == before, "descriptors leaked: \(before) before, \(after) after", sourceLocation: sourceLocation)
+/// Runs `body` alone among socket tests and checks that it left no descriptor open.
+func expectNoLeakedDescriptors(_ body: () throws -> Void) throws {
+    try FileDescriptors.exclusively {
+        try FileDescriptors.expectNoLeakedDescriptors(body)
     }
 }
 
