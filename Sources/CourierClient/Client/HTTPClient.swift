@@ -2,7 +2,7 @@ import CourierCore
 import CourierHTTP1
 import CourierPosix
 import CourierTLS
-import Synchronization
+import Dispatch
 
 /// An HTTP/1.1 client: a pool of keep-alive connections over its own event loops.
 ///
@@ -50,40 +50,10 @@ public final class HTTPClient: Sendable {
     /// Closes every connection and, if the client created its event loops, stops them.
     /// Waiting requests fail with `.poolShutdown`; requests in flight finish first.
     public func shutdown() {
-        let done = Mutex(false)
-        let semaphore = ConditionFlag()
-        pool.shutdown {
-            done.withLock { $0 = true }
-            semaphore.set()
-        }
-        semaphore.wait()
+        precondition(eventLoopGroup.currentLoop == nil, "shutdown() waits for the loops: call it from another thread")
+        let done = DispatchSemaphore(value: 0)
+        pool.shutdown { done.signal() }
+        done.wait()
         if ownsGroup { eventLoopGroup.shutdown() }
     }
 }
-
-/// A one-shot flag a thread can wait for.
-final class ConditionFlag: Sendable {
-    private let state = Mutex(false)
-    private let waiters = Atomic<Int>(0)
-
-    func set() {
-        state.withLock { $0 = true }
-        futexWake()
-    }
-
-    func wait() {
-        while !state.withLock({ $0 }) { futexWait() }
-    }
-
-    // A short sleep keeps this dependency-free; it only runs at shutdown.
-    private func futexWait() {
-        var ts = timespec(tv_sec: 0, tv_nsec: 1_000_000)
-        nanosleep(&ts, nil)
-    }
-
-    private func futexWake() {}
-}
-
-#if canImport(Glibc)
-import Glibc
-#endif
