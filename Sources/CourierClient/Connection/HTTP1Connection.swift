@@ -496,9 +496,22 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
 
     func selectorReady(_ events: SelectorEvents) {
         if events.contains(.writable) { flush() }
-        if !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]), phase != .closed {
-            readAvailable()
+        guard phase != .closed else { return }
+        if !events.isDisjoint(with: [.readable, .readHangup]) {
+            readAvailable(force: false)
+        } else if !events.isDisjoint(with: [.hangup, .error]) {
+            // Reported whatever the interest: read now (even while paused) to learn the error
+            // or EOF; after EOF the descriptor leaves epoll so it cannot spin the loop.
+            readAvailable(force: true)
         }
+    }
+
+    /// The peer finished sending: nothing more will come, so stop watching the descriptor
+    /// (a level-triggered hang-up would otherwise wake the loop until we close it).
+    private func stopWatching() {
+        if let registration { loop.deregister(registration) }
+        registration = nil
+        interest = []
     }
 
     private func setInterest(_ wanted: Interest) {
@@ -511,11 +524,11 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         }
     }
 
-    private func readAvailable() {
+    private func readAvailable(force: Bool) {
         guard let socket else { return }
         // A few reads per wake-up, then let other connections on the loop run.
         for _ in 0..<4 {
-            guard phase != .closed, interest.contains(.read) || phase != .ready else { return }
+            guard phase != .closed, force || interest.contains(.read) || phase != .ready else { return }
             let result: IOResult<Int>
             do {
                 if tls != nil {
@@ -524,7 +537,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
                     result = try socket.read(into: &readBuffer, maximum: readSize)
                 }
             } catch {
-                if error.code == ECONNRESET { receivedEOF(); return }
+                if error.code == ECONNRESET { stopWatching(); receivedEOF(); return }
                 ioFailed(error)
                 return
             }
@@ -532,6 +545,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
             case .wouldBlock:
                 return
             case .processed(0):
+                stopWatching()
                 receivedEOF()
                 return
             case .processed(let n):

@@ -8,11 +8,13 @@ public struct Interest: OptionSet, Hashable, Sendable {
     public static let read = Interest(rawValue: 1 << 0)
     public static let write = Interest(rawValue: 1 << 1)
 
-    /// The epoll mask: level-triggered, always with EPOLLRDHUP so a peer's FIN is seen even
-    /// while the caller is not asking to read.
+    /// The epoll mask: level-triggered; EPOLLRDHUP comes with read interest (a peer's FIN is
+    /// then reported even before the data in front of it is read). Without read interest it is
+    /// left out: level-triggered, it would wake the loop forever while the caller is paused.
+    /// (EPOLLHUP and EPOLLERR are always reported, whatever the mask.)
     var epollMask: UInt32 {
-        var mask = EPOLLRDHUP.rawValue
-        if contains(.read) { mask |= EPOLLIN.rawValue }
+        var mask: UInt32 = 0
+        if contains(.read) { mask |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
         if contains(.write) { mask |= EPOLLOUT.rawValue }
         return mask
     }
