@@ -204,6 +204,23 @@ class Nginx:
 # --------------------------------------------------------------------------------------------
 # One run of one client: spawn pinned, wait4 for its rusage
 
+def core_times(cpu):
+    """(busy, total) jiffies of one core from /proc/stat, or None."""
+    if cpu is None:
+        return None
+    try:
+        with open("/proc/stat") as f:
+            for line in f:
+                if line.startswith(f"cpu{cpu} "):
+                    values = [int(v) for v in line.split()[1:]]
+                    idle = values[3] + (values[4] if len(values) > 4 else 0)  # idle + iowait
+                    total = sum(values[:8])  # guest time is already inside user
+                    return total - idle, total
+    except OSError:
+        pass
+    return None
+
+
 def run_child(command, cpu, timeout, env=None):
     """Runs `command` pinned to `cpu`; returns (exit code, stdout, stderr, wall s, rusage)."""
     def pin():
@@ -350,8 +367,13 @@ class Runner:
             record.update(ok=False, skipped=how)
             return record
         nginx_before = self.nginx.cpu_seconds()
+        core_before = core_times(self.nginx.cpu)
         code, out, err, wall, ru = run_child(argv, self.client_cpu, self.timeout, env)
         nginx_cpu = self.nginx.cpu_seconds() - nginx_before
+        core_after = core_times(self.nginx.cpu)
+        if core_before and core_after and core_after[1] > core_before[1]:
+            # Everything on the server's core: nginx, softirq work of loopback, anyone else's processes.
+            record["server_core_busy"] = (core_after[0] - core_before[0]) / (core_after[1] - core_before[1])
         record.update(exit=code, wall=wall, cpu=ru.ru_utime + ru.ru_stime, utime=ru.ru_utime,
                       stime=ru.ru_stime, maxrss_kib=ru.ru_maxrss, nginx_cpu=nginx_cpu,
                       nginx_util=nginx_cpu / wall if wall > 0 else None)
@@ -433,6 +455,9 @@ def verify_server(nginx, text_size):
                               nginx.url("/text100m", False)], capture_output=True, text=True, timeout=120)
     if decoded.stdout.strip() == "" or int(decoded.stdout.strip()) <= 0:
         raise SystemExit("/text100m did not download")
+    # Warm-up: the first read of the sparse 1 GiB file fills the page cache (nginx's CPU, not the
+    # client's); without this the first client to fetch /big each suite runs at a third of the speed.
+    subprocess.run(["curl", "-sS", "-o", "/dev/null", nginx.url("/big", False)], check=True, timeout=300)
     notes.append("/text100m is sent with Transfer-Encoding: chunked and Content-Encoding: gzip (checked over "
                  "HTTP and HTTPS before the runs)")
     tls = subprocess.run(["curl", "-sS", "-v", "-o", "/dev/null", "--cacert", nginx.ca_file,
@@ -472,6 +497,7 @@ def summarize(records, clients, workloads, zlib_runs):
                 "cpu": median([r["cpu_per_unit"] for r in good]),
                 "rss_mib": median([r["maxrss_kib"] / 1024 for r in good]),
                 "nginx_util": median([r["nginx_util"] for r in good if r.get("nginx_util") is not None]),
+                "core_busy": median([r["server_core_busy"] for r in good if r.get("server_core_busy") is not None]),
                 "note": next((r.get("skipped") or r.get("problem") for r in runs if not r.get("ok")), None),
             }
     zlib_good = [z for z in zlib_runs if z.get("ok")]
@@ -483,7 +509,7 @@ def markdown(rows, zlib, clients, workloads, meta, runner_available):
     out = []
     out.append(f"# Loopback client comparison, {meta['date']}")
     out.append("")
-    out.append(f"{meta['reps']} repetitions, clients interleaved round-robin in each; medians. nginx "
+    out.append(f"{meta['reps']} repetitions, clients interleaved round-robin in each; medians. "
                f"{meta['nginx']}, 1 worker on core {meta['nginx_cpu']}; every client on core {meta['client_cpu']}. "
                f"Machine: {meta['machine']}.")
     out.append("")
@@ -492,7 +518,8 @@ def markdown(rows, zlib, clients, workloads, meta, runner_available):
     out.append("")
     out.append("Throughput: req/s (W1, W2, W6) or MiB/s of body (W3, W4; decoded output for W5). CPU: the "
                "client's user+system time from wait4's rusage, µs per request or s per GiB. RSS: the client's "
-               "maximum resident set. nginx CPU: the worker's CPU time over the run's wall time. "
+               "maximum resident set. nginx CPU: the worker's CPU time over the run's wall time; in brackets, how busy "
+               "the server's core was (nginx, loopback softirq work, any other process there). "
                "Courier ÷ client: ratio of the median throughputs (above 1: Courier is faster).")
     out.append("")
     out.append("| workload | client | throughput | min–max | CPU | max RSS MiB | nginx CPU | Courier ÷ client |")
@@ -520,6 +547,7 @@ def markdown(rows, zlib, clients, workloads, meta, runner_available):
                        f"| {fmt(row['min'], digits)}–{fmt(row['max'], digits)} "
                        f"| {fmt(row['cpu'], cpu_digits)} {cpu_unit} | {fmt(row['rss_mib'], 1)} "
                        f"| {fmt(row['nginx_util'] * 100 if row['nginx_util'] is not None else None)}% "
+                       f"({fmt(row['core_busy'] * 100 if row['core_busy'] is not None else None)}%) "
                        f"| {fmt(ratio, 2)} |")
         if workload == "W5" and zlib is not None:
             ratio = courier / zlib if courier else None
@@ -598,7 +626,8 @@ def main():
                         unit = WORKLOADS[workload]["unit"]
                         log(f"rep {rep + 1}/{reps} {workload} {CLIENT_NAMES[client]:<10} "
                             f"{record['throughput']:>12,.1f} {unit}  cpu {record['cpu']:.2f}s  "
-                            f"rss {record['maxrss_kib'] / 1024:.0f} MiB  nginx {record['nginx_util'] * 100:.0f}%")
+                            f"rss {record['maxrss_kib'] / 1024:.0f} MiB  nginx {record['nginx_util'] * 100:.0f}% "
+                            f"(core {record.get('server_core_busy', float('nan')) * 100:.0f}%)")
                     else:
                         log(f"rep {rep + 1}/{reps} {workload} {CLIENT_NAMES[client]:<10} "
                             f"{record.get('skipped') or 'FAILED: ' + record.get('problem', '?')}")
@@ -642,7 +671,7 @@ def main():
         with open(stem + ".json", "w") as f:
             json.dump({"meta": meta, "runs": records, "zlib": zlib_runs}, f, indent=1)
             f.write("\n")
-        log(f"written: {os.path.relpath(stem, os.getcwd())}.md and .json")
+        log(f"written: {stem}.md and .json")
 
 
 if __name__ == "__main__":
