@@ -62,7 +62,7 @@ bench-parser: deps
 # (Benchmarks/Client/README.md). Installs nginx and wrk, makes the data files once, builds the
 # drivers in release mode (a driver whose product is not declared yet is reported, not built),
 # then runs every workload REPS times. Counts and clients: see the README (REPS=, CLIENTS=, ...).
-BENCH_CLIENT_DRIVERS := CourierBench AHCBench URLSessionBench ZlibInflateBench
+BENCH_CLIENT_DRIVERS := CourierBench AHCBench URLSessionBench ZlibInflateBench RusageSpawn
 bench-client: deps
 	./Benchmarks/Client/setup.sh >/dev/null
 	@cd Benchmarks && for p in $(BENCH_CLIENT_DRIVERS); do \

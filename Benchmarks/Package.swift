@@ -81,5 +81,7 @@ let package = Package(
             name: "ZlibInflateBench",
             linkerSettings: [.linkedLibrary("z")]
         ),
+        // Runs one client and reports its own rusage (its peak RSS without the runner's).
+        .executableTarget(name: "RusageSpawn"),
     ]
 )

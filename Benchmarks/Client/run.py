@@ -221,18 +221,33 @@ def core_times(cpu):
     return None
 
 
-def run_child(command, cpu, timeout, env=None):
-    """Runs `command` pinned to `cpu`; returns (exit code, stdout, stderr, wall s, rusage)."""
+def run_child(command, cpu, timeout, env=None, spawner=None):
+    """Runs `command` pinned to `cpu`; returns (exit code, stdout, stderr, wall s, usage).
+
+    usage: {"cpu": utime + stime, "utime", "stime", "maxrss_kib"}. CPU comes from os.wait4 on the
+    child. Linux keeps a process's peak RSS across exec, so a child forked from this (large) Python
+    process would report at least our RSS: with `spawner` (RusageSpawn) the command is forked from
+    that small program instead, which reports the command's own rusage, and its ru_maxrss is used.
+    """
     def pin():
         if cpu is not None:
             os.sched_setaffinity(0, {cpu})
+    report_path = None
+    if spawner:
+        handle, report_path = tempfile.mkstemp(prefix="rusage-", suffix=".json")
+        os.close(handle)
+        command = [spawner, report_path] + list(command)
     out = tempfile.TemporaryFile()
     err = tempfile.TemporaryFile()
     start = time.monotonic()
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err, preexec_fn=pin, env=env)
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err, preexec_fn=pin, env=env,
+                               start_new_session=True)
 
     def on_alarm(signum, frame):
-        process.kill()
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            pass
     previous = signal.signal(signal.SIGALRM, on_alarm)
     signal.alarm(max(1, int(timeout)))
     try:
@@ -242,9 +257,22 @@ def run_child(command, cpu, timeout, env=None):
         signal.signal(signal.SIGALRM, previous)
     wall = time.monotonic() - start
     process.returncode = os.waitstatus_to_exitcode(status)
+    usage = {"cpu": rusage.ru_utime + rusage.ru_stime, "utime": rusage.ru_utime, "stime": rusage.ru_stime,
+             "maxrss_kib": rusage.ru_maxrss, "maxrss_source": "wait4 (includes the runner's RSS at fork)"}
+    if report_path:
+        try:
+            with open(report_path) as f:
+                spawned = json.loads(f.read() or "null")
+            if spawned:
+                usage["maxrss_kib"] = spawned["maxrss_kib"]
+                usage["maxrss_source"] = "RusageSpawn"
+        except (OSError, ValueError, KeyError):
+            pass
+        finally:
+            os.unlink(report_path)
     out.seek(0)
     err.seek(0)
-    return process.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace"), wall, rusage
+    return process.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace"), wall, usage
 
 
 def last_json_line(text):
@@ -271,6 +299,10 @@ class Runner:
             self.text_size = int(f.read().strip())
         self.gzip_file = os.path.join(data_dir, "text100m.gz")
         self.curl_configs = {}
+        spawner = os.path.join(bin_dir, "RusageSpawn")
+        self.spawner = spawner if os.access(spawner, os.X_OK) else None
+        if not self.spawner:
+            log("warning: RusageSpawn not built: max RSS includes the runner's own RSS")
         self.ca_bundle = self.system_ca_bundle()
 
     @staticmethod
@@ -368,14 +400,14 @@ class Runner:
             return record
         nginx_before = self.nginx.cpu_seconds()
         core_before = core_times(self.nginx.cpu)
-        code, out, err, wall, ru = run_child(argv, self.client_cpu, self.timeout, env)
+        code, out, err, wall, usage = run_child(argv, self.client_cpu, self.timeout, env, self.spawner)
         nginx_cpu = self.nginx.cpu_seconds() - nginx_before
         core_after = core_times(self.nginx.cpu)
         if core_before and core_after and core_after[1] > core_before[1]:
             # Everything on the server's core: nginx, softirq work of loopback, anyone else's processes.
             record["server_core_busy"] = (core_after[0] - core_before[0]) / (core_after[1] - core_before[1])
-        record.update(exit=code, wall=wall, cpu=ru.ru_utime + ru.ru_stime, utime=ru.ru_utime,
-                      stime=ru.ru_stime, maxrss_kib=ru.ru_maxrss, nginx_cpu=nginx_cpu,
+        record.update(exit=code, wall=wall, cpu=usage["cpu"], utime=usage["utime"], stime=usage["stime"],
+                      maxrss_kib=usage["maxrss_kib"], maxrss_source=usage["maxrss_source"], nginx_cpu=nginx_cpu,
                       nginx_util=nginx_cpu / wall if wall > 0 else None)
         if how == "driver":
             report = last_json_line(out)
@@ -419,13 +451,13 @@ class Runner:
         path = os.path.join(self.bin_dir, "ZlibInflateBench")
         if not os.access(path, os.X_OK):
             return {"ok": False, "skipped": "not built"}
-        code, out, err, wall, ru = run_child([path, self.gzip_file, str(repeat), "131072"], self.client_cpu,
-                                             self.timeout)
+        code, out, err, wall, usage = run_child([path, self.gzip_file, str(repeat), "131072"], self.client_cpu,
+                                                self.timeout)
         report = last_json_line(out)
         if code != 0 or report is None:
             return {"ok": False, "problem": self.scrub(err.strip()[-300:])}
         return {"ok": True, "throughput": report["bytes"] / MIB / report["seconds"], "bytes": report["bytes"],
-                "seconds": report["seconds"], "cpu": ru.ru_utime + ru.ru_stime, "maxrss_kib": ru.ru_maxrss}
+                "seconds": report["seconds"], "cpu": usage["cpu"]}
 
 
 # --------------------------------------------------------------------------------------------
