@@ -554,7 +554,7 @@ def markdown(rows, zlib, clients, workloads, meta, runner_available):
                "the server's core was (nginx, loopback softirq work, any other process there). "
                "Courier ÷ client: ratio of the median throughputs (above 1: Courier is faster).")
     out.append("")
-    out.append("| workload | client | throughput | min–max | CPU | max RSS MiB | nginx CPU | Courier ÷ client |")
+    out.append("| workload | client | throughput | min–max | CPU | max RSS MiB | nginx CPU (server core busy) | Courier ÷ client |")
     out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for workload in workloads:
         w = WORKLOADS[workload]
@@ -571,7 +571,7 @@ def markdown(rows, zlib, clients, workloads, meta, runner_available):
             if row["throughput"] is None:
                 out.append(f"| {label} | {CLIENT_NAMES[client]} | failed | {row['note'] or ''} | | | | |")
                 continue
-            digits = 0 if w["unit"] == "req/s" else 0
+            digits = 0
             ratio = courier / row["throughput"] if courier and client != "courier" else None
             failed = "" if row["good"] == row["runs"] else f" ({row['runs'] - row['good']} failed)"
             cpu_digits = 1 if w["unit"] == "req/s" else 3
