@@ -4,7 +4,7 @@ SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip
 
-.PHONY: all build test deps linkage test-only fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser clean
+.PHONY: all build test deps linkage test-only fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
 
 all: build
 
@@ -62,6 +62,20 @@ fuzz-regress: fuzz-build
 # Courier's parser against llhttp (swift-nio's vendored copy), same corpus, same run.
 bench-parser: deps
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark --target ParserBenchmarks --format markdown --no-progress
+
+# Courier against async-http-client, URLSession, curl and wrk over loopback to nginx
+# (Benchmarks/Client/README.md). Installs nginx and wrk, makes the data files once, builds the
+# drivers in release mode (a driver whose product is not declared yet is reported, not built),
+# then runs every workload REPS times. Counts and clients: see the README (REPS=, CLIENTS=, ...).
+BENCH_CLIENT_DRIVERS := CourierBench AHCBench URLSessionBench ZlibInflateBench RusageSpawn
+bench-client: deps
+	./Benchmarks/Client/setup.sh >/dev/null
+	@cd Benchmarks && for p in $(BENCH_CLIENT_DRIVERS); do \
+	  if grep -q "name: \"$$p\"" Package.swift; then \
+	    $(SWIFT) build -c release --product $$p || exit 1; \
+	  else echo "bench-client: $$p is not declared in Benchmarks/Package.swift: not built"; fi; \
+	done
+	python3 Benchmarks/Client/run.py
 
 clean:
 	rm -rf .build Fuzz/.build Benchmarks/.build

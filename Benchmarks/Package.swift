@@ -23,6 +23,9 @@ let package = Package(
         // For llhttp: CNIOLLHTTP is not a product, but depending on NIOHTTP1 builds and links it
         // and makes its module map visible, so `import CNIOLLHTTP` works.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The loopback client comparison (Client/README.md): AHCBench's peer.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
     targets: [
         // The corpus and the two parser drivers, shared by the benchmarks and the profiling driver.
@@ -51,5 +54,34 @@ let package = Package(
             dependencies: ["ParserCorpus"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // The loopback client comparison (Client/README.md, `make bench-client`): one driver
+        // executable per client, all with the command line and JSON line in ClientBenchSupport.
+        .target(
+            name: "ClientBenchSupport",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "AHCBench",
+            dependencies: [
+                "ClientBenchSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "URLSessionBench",
+            dependencies: ["ClientBenchSupport"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // zlib's inflate alone on the W5 body, in memory: the ceiling for decoding clients.
+        .executableTarget(
+            name: "ZlibInflateBench",
+            linkerSettings: [.linkedLibrary("z")]
+        ),
+        // Runs one client and reports its own rusage (its peak RSS without the runner's).
+        .executableTarget(name: "RusageSpawn"),
     ]
 )
