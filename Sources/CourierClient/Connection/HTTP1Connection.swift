@@ -576,7 +576,14 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
                 }
                 return
             } catch {
-                ioFailed(error)
+                // A TLS failure after the handshake (an alert, a bad record) is reported as the
+                // TLS layer's (.tls), not as a socket error. In TLS 1.3 this is also how a server's
+                // rejection of the client certificate arrives (RFC 8446 §4.4.2.4).
+                if phase == .ready, task != nil {
+                    process(machine.errorCaught(ClientError(.tls, cause: error, detail: error.description)))
+                } else {
+                    ioFailed(error)
+                }
                 return
             }
         }
@@ -682,9 +689,12 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
             } catch {
                 if error.code == EPIPE || error.code == ECONNRESET {
                     // The peer is gone; what it said before going (if anything) is still to be read.
+                    // Read it first (a TLS alert such as certificate_required, an early response):
+                    // the kernel keeps received bytes after a reset, and the read that finds
+                    // none reports the EOF. Jumping straight to EOF would lose them.
                     outbound.removeAll()
                     outboundBytes = 0
-                    receivedEOF()
+                    if interest.contains(.read) || phase != .ready { readAvailable() } else { receivedEOF() }
                     return
                 }
                 ioFailed(error)
