@@ -52,6 +52,9 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     private var task: HTTPClientTask?
     private var bodySource: RequestBodySource?
     private var bodyPumpActive = false
+    /// Request body payload bytes handed over so far (no head, no chunk framing), for
+    /// `didSendRequestBody(total:)`.
+    private var bodyBytesSent: Int64 = 0
     private var requestWritten = false
     private var responseFraming: BodyFraming?
     private var lastRead = Deadline.now()
@@ -275,6 +278,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         requestWritten = false
         responseFraming = nil
         bodyPumpActive = false
+        bodyBytesSent = 0
         bytesReceivedAtStart = machine.responseBytesConsumed
         lastRead = .now()
         armRequestTimers(start.deadline)
@@ -445,7 +449,10 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
             if let piece {
                 if piece.readableBytes == 0 { continue }
                 process(machine.requestBodyPart(piece))
-                task?.sentBody(total: machine.requestBytesSent)
+                // The delegate counts body bytes: not `machine.requestBytesSent`, which includes
+                // the head and chunk framing (and every earlier request on the connection).
+                bodyBytesSent += Int64(piece.readableBytes)
+                task?.sentBody(total: bodyBytesSent)
             } else {
                 bodyPumpActive = false
                 bodySource?.close()
