@@ -101,7 +101,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierClientTests",
-            dependencies: ["CourierClient", "CourierHTTP1", "CourierCore", "CourierTestSupport"],
+            // CCourierZlib: the decompression tests compress their response bodies at run time.
+            dependencies: ["CourierClient", "CourierHTTP1", "CourierCore", "CourierTestSupport", "CCourierZlib"],
             swiftSettings: swiftSettings
         ),
     ]

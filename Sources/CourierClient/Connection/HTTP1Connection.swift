@@ -52,6 +52,9 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     private var task: HTTPClientTask?
     private var bodySource: RequestBodySource?
     private var bodyPumpActive = false
+    /// Request body payload bytes handed over so far (no head, no chunk framing), for
+    /// `didSendRequestBody(total:)`.
+    private var bodyBytesSent: Int64 = 0
     private var requestWritten = false
     private var responseFraming: BodyFraming?
     private var lastRead = Deadline.now()
@@ -275,6 +278,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         requestWritten = false
         responseFraming = nil
         bodyPumpActive = false
+        bodyBytesSent = 0
         bytesReceivedAtStart = machine.responseBytesConsumed
         lastRead = .now()
         armRequestTimers(start.deadline)
@@ -445,7 +449,10 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
             if let piece {
                 if piece.readableBytes == 0 { continue }
                 process(machine.requestBodyPart(piece))
-                task?.sentBody(total: machine.requestBytesSent)
+                // The delegate counts body bytes: not `machine.requestBytesSent`, which includes
+                // the head and chunk framing (and every earlier request on the connection).
+                bodyBytesSent += Int64(piece.readableBytes)
+                task?.sentBody(total: bodyBytesSent)
             } else {
                 bodyPumpActive = false
                 bodySource?.close()
@@ -590,7 +597,14 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
                 }
                 return
             } catch {
-                ioFailed(error)
+                // A TLS failure after the handshake (an alert, a bad record) is reported as the
+                // TLS layer's (.tls), not as a socket error. In TLS 1.3 this is also how a server's
+                // rejection of the client certificate arrives (RFC 8446 §4.4.2.4).
+                if phase == .ready, task != nil {
+                    process(machine.errorCaught(ClientError(.tls, cause: error, detail: error.description)))
+                } else {
+                    ioFailed(error)
+                }
                 return
             }
         }
@@ -696,9 +710,12 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
             } catch {
                 if error.code == EPIPE || error.code == ECONNRESET {
                     // The peer is gone; what it said before going (if anything) is still to be read.
+                    // Read it first (a TLS alert such as certificate_required, an early response):
+                    // the kernel keeps received bytes after a reset, and the read that finds
+                    // none reports the EOF. Jumping straight to EOF would lose them.
                     outbound.removeAll()
                     outboundBytes = 0
-                    receivedEOF()
+                    if interest.contains(.read) || phase != .ready { readAvailable() } else { receivedEOF() }
                     return
                 }
                 ioFailed(error)

@@ -1,0 +1,155 @@
+import CCourierZlib
+import CourierClient
+import CourierCore
+import CourierHTTP1
+import CourierTestSupport
+import Testing
+
+/// Compresses `input` with zlib: gzip (RFC 1952) or, for `deflate`, the zlib format (RFC 1950)
+/// that HTTP's "deflate" coding names (RFC 9110 §8.4.1.2).
+func compress(_ input: [UInt8], gzip: Bool = true) -> [UInt8] {
+    var stream = z_stream()
+    let windowBits: Int32 = gzip ? 15 + 16 : 15
+    let rc = deflateInit2_(&stream, 9, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+    precondition(rc == Z_OK, "deflateInit2 failed: \(rc)")
+    defer { deflateEnd(&stream) }
+    var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 64)
+    var input = input
+    let produced = input.withUnsafeMutableBufferPointer { source in
+        output.withUnsafeMutableBufferPointer { destination in
+            stream.next_in = source.baseAddress
+            stream.avail_in = uInt(source.count)
+            stream.next_out = destination.baseAddress
+            stream.avail_out = uInt(destination.count)
+            let result = deflate(&stream, Z_FINISH)
+            precondition(result == Z_STREAM_END, "deflate did not finish: \(result)")
+            return destination.count - Int(stream.avail_out)
+        }
+    }
+    return Array(output.prefix(produced))
+}
+
+/// Response content codings over real connections (RFC 9110 §8.4).
+@Suite(.serialized) struct DecompressionIntegrationTests {
+    static let text: [UInt8] = Array(String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 400).utf8)
+
+    @Test func gzipBodyIsDecoded() throws {
+        try withClient { client in
+            let server = try ScriptedServer()
+            defer { server.shutdown() }
+            let gzipped = compress(Self.text)
+            server.route("/gz") { _, connection in
+                try connection.respond(headers: [("Content-Encoding", "gzip")], body: gzipped)
+            }
+            let result = run(client, try get("\(server.baseURL)/gz"))
+            #expect(result.error == nil, "\(String(describing: result.error))")
+            #expect(result.body == Self.text)
+            #expect(result.metrics?.bodyBytesDelivered == Int64(Self.text.count))
+            // The head is delivered as received.
+            #expect(result.head?.headers[first: "Content-Encoding"] == "gzip")
+            #expect(server.requests.first?.header("Accept-Encoding") == "gzip, deflate")
+        }
+    }
+
+    @Test func chunkedGzipAndDeflateAreDecoded() throws {
+        try withClient { client in
+            let server = try ScriptedServer()
+            defer { server.shutdown() }
+            let gzipped = compress(Self.text)
+            let deflated = compress(Self.text, gzip: false)
+            server.route("/gz") { _, connection in
+                // Small chunks that split the gzip header and trailer.
+                let chunks = stride(from: 0, to: gzipped.count, by: 7).map { Array(gzipped[$0..<min($0 + 7, gzipped.count)]) }
+                try connection.sendChunked(headers: [("Content-Encoding", "gzip")], chunks: chunks)
+            }
+            server.route("/deflate") { _, connection in
+                try connection.sendChunked(headers: [("Content-Encoding", "deflate")], chunks: [deflated])
+            }
+            let first = run(client, try get("\(server.baseURL)/gz"))
+            #expect(first.error == nil, "\(String(describing: first.error))")
+            #expect(first.body == Self.text)
+            let second = run(client, try get("\(server.baseURL)/deflate"))
+            #expect(second.body == Self.text)
+            #expect(second.metrics?.reusedConnection == true)
+        }
+    }
+
+    @Test func requestAcceptEncodingIsNotOverridden() throws {
+        try withClient { client in
+            let server = try ScriptedServer()
+            defer { server.shutdown() }
+            server.route("/plain") { _, connection in try connection.respond(body: "plain") }
+            var request = try get("\(server.baseURL)/plain")
+            request.headers = ["Accept-Encoding": "identity"]
+            let result = run(client, request)
+            #expect(result.bodyString == "plain")
+            #expect(server.requests.first?.headerValues("Accept-Encoding") == ["identity"])
+        }
+    }
+
+    @Test func decompressionOffDeliversRawBytes() throws {
+        try withClient(configure: { $0.decompression = false }) { client in
+            let server = try ScriptedServer()
+            defer { server.shutdown() }
+            let gzipped = compress(Self.text)
+            server.route("/gz") { _, connection in
+                try connection.respond(headers: [("Content-Encoding", "gzip")], body: gzipped)
+            }
+            let result = run(client, try get("\(server.baseURL)/gz"))
+            #expect(result.body == gzipped)
+            #expect(server.requests.first?.header("Accept-Encoding") == nil)
+        }
+    }
+
+    @Test func gzipBombFails() throws {
+        try withClient { client in
+            let server = try ScriptedServer()
+            defer { server.shutdown() }
+            // 16 MiB of zeros compress about 1000:1, far past the default limit of 100:1.
+            let bomb = compress([UInt8](repeating: 0, count: 16 << 20))
+            server.route("/bomb") { _, connection in
+                try connection.respond(headers: [("Content-Encoding", "gzip")], body: bomb)
+            }
+            let result = run(client, try get("\(server.baseURL)/bomb"))
+            #expect(result.error?.code == .contentDecoding, "\(String(describing: result.error))")
+            #expect(result.error?.phase == .decode)
+            #expect(result.body.count < 16 << 20)
+        }
+    }
+
+    @Test func corruptGzipFailsAndTheConnectionIsNotReused() throws {
+        try withClient { client in
+            let server = try ScriptedServer()
+            defer { server.shutdown() }
+            var damaged = compress(Self.text)
+            // Damage the deflate data after the 10-byte gzip header.
+            for index in 12..<min(damaged.count - 8, 40) { damaged[index] ^= 0x5A }
+            let corrupt = damaged
+            server.route("/corrupt") { _, connection in
+                try connection.respond(headers: [("Content-Encoding", "gzip")], body: corrupt)
+            }
+            server.route("/fine") { _, connection in try connection.respond(body: "fine") }
+            let bad = run(client, try get("\(server.baseURL)/corrupt"))
+            #expect(bad.error?.code == .contentDecoding, "\(String(describing: bad.error))")
+            let next = run(client, try get("\(server.baseURL)/fine"))
+            #expect(next.bodyString == "fine")
+            #expect(next.metrics?.reusedConnection == false)
+            #expect(server.connectionsAccepted == 2)
+        }
+    }
+
+    @Test func unsupportedCodingIsPassedThrough() throws {
+        try withClient { client in
+            let server = try ScriptedServer()
+            defer { server.shutdown() }
+            let opaque: [UInt8] = [0x1B, 0x03, 0x00, 0xF8, 0xA5, 0x40, 0x42]
+            server.route("/br") { _, connection in
+                try connection.respond(headers: [("Content-Encoding", "br")], body: opaque)
+            }
+            let result = run(client, try get("\(server.baseURL)/br"))
+            #expect(result.error == nil, "\(String(describing: result.error))")
+            #expect(result.body == opaque)
+            #expect(result.head?.headers[first: "Content-Encoding"] == "br")
+        }
+    }
+}
