@@ -72,6 +72,11 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
+            name: "CourierBench",
+            dependencies: ["ClientBenchSupport", .product(name: "CourierClient", package: rootIdentity)],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "URLSessionBench",
             dependencies: ["ClientBenchSupport"],
             swiftSettings: [.swiftLanguageMode(.v6)]

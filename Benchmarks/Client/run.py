@@ -74,9 +74,14 @@ WORKLOADS = {
                unit="req/s", title="small GETs, 256 concurrent", wrk=256),
 }
 
-SWIFT_DRIVERS = {"courier": "CourierBench", "ahc": "AHCBench", "urlsession": "URLSessionBench"}
-CLIENT_NAMES = {"courier": "Courier", "ahc": "AHC", "urlsession": "URLSession", "curl": "curl", "wrk": "wrk"}
-ALL_CLIENTS = ["courier", "ahc", "urlsession", "curl", "wrk"]
+SWIFT_DRIVERS = {"courier": "CourierBench", "courier-poll": "CourierBench", "ahc": "AHCBench",
+                 "urlsession": "URLSessionBench"}
+CLIENT_NAMES = {"courier": "Courier", "courier-poll": "Courier, busy poll 200 µs", "ahc": "AHC",
+                "urlsession": "URLSession", "curl": "curl", "wrk": "wrk"}
+# courier-poll: the same driver with the event loop polling 200 µs before it sleeps
+# (HTTPClientConfiguration.busyPoll, off by default). Run for W1 only, where latency decides.
+ALL_CLIENTS = ["courier", "courier-poll", "ahc", "urlsession", "curl", "wrk"]
+BUSY_POLL_MICROSECONDS = "200"
 
 
 def free_ports(count):
@@ -339,6 +344,8 @@ class Runner:
         return w["requests"]
 
     def applies(self, client, workload):
+        if client == "courier-poll":
+            return workload == "W1"
         return client != "wrk" or WORKLOADS[workload]["wrk"] is not None
 
     def command(self, client, workload):
@@ -361,6 +368,8 @@ class Runner:
                             self.nginx.ca_file, self.ca_bundle] + argv
                 else:
                     argv += ["--ca", self.nginx.ca_file]
+            if client == "courier-poll":
+                return argv, "driver", dict(os.environ, COURIER_BUSY_POLL_US=BUSY_POLL_MICROSECONDS)
             return argv, "driver", None
         if client == "curl":
             config = self.curl_config(url, self.requests_for(client, workload))

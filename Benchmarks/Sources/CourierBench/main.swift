@@ -20,6 +20,11 @@ var configuration = HTTPClientConfiguration()
 configuration.eventLoopThreads = 1
 configuration.maximumConnectionsPerHost = options.concurrency
 configuration.decompression = options.decodeGzip
+// COURIER_BUSY_POLL_US=N: the loop polls N µs before sleeping (off unless set; the runner
+// records the setting with the results).
+if let text = getenv("COURIER_BUSY_POLL_US").map({ String(cString: $0) }), let micros = Int64(text), micros > 0 {
+    configuration.busyPoll = .microseconds(micros)
+}
 if let ca = options.caFile {
     configuration.tls.trustRoots = [.file(ca)]
 } else if options.insecure {

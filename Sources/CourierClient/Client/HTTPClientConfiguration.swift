@@ -24,6 +24,9 @@ public struct HTTPClientConfiguration: Sendable {
     public var poolWaitTimeout: TimeAmount? = nil
     /// Event loop threads when the client creates its own group (default: one per core).
     public var eventLoopThreads: Int? = nil
+    /// Busy polling of the client's own loops (``EventLoop/init(name:busyPoll:)``): off by
+    /// default; lowers latency for a sequential client on a dedicated core.
+    public var busyPoll: TimeAmount? = nil
 
     public init() {}
 }

@@ -715,7 +715,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
                     // none reports the EOF. Jumping straight to EOF would lose them.
                     outbound.removeAll()
                     outboundBytes = 0
-                    if interest.contains(.read) || phase != .ready { readAvailable() } else { receivedEOF() }
+                    if interest.contains(.read) || phase != .ready { readAvailable(force: true) } else { receivedEOF() }
                     return
                 }
                 ioFailed(error)

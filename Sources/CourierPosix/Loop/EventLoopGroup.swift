@@ -2,18 +2,20 @@
 import Glibc
 #endif
 import Synchronization
+import CourierCore
 
 /// A fixed set of event loops handed out round-robin.
 public final class EventLoopGroup: Sendable {
     public let loops: [EventLoop]
     private let counter = Atomic<Int>(0)
 
-    /// Starts `numberOfThreads` loops (default: one per online CPU).
-    public init(numberOfThreads: Int = EventLoopGroup.coreCount) throws(PosixError) {
+    /// Starts `numberOfThreads` loops (default: one per online CPU); `busyPoll` as in
+    /// ``EventLoop/init(name:busyPoll:)``.
+    public init(numberOfThreads: Int = EventLoopGroup.coreCount, busyPoll: TimeAmount? = nil) throws(PosixError) {
         precondition(numberOfThreads > 0, "an event loop group needs at least one loop")
         var loops: [EventLoop] = []
         for index in 0..<numberOfThreads {
-            loops.append(try EventLoop(name: "courier-loop-\(index)"))
+            loops.append(try EventLoop(name: "courier-loop-\(index)", busyPoll: busyPoll))
         }
         self.loops = loops
     }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CCourierLinux
+import CourierCore
 
 /// A thin epoll set: level-triggered registrations tagged with a ``RegistrationID`` token, and
 /// one preallocated event array reused by every wait.
@@ -40,8 +41,19 @@ struct Selector: ~Copyable {
     }
 
     /// Waits up to `timeoutMilliseconds` (-1: forever) and calls `body` for each ready token.
-    func wait(timeoutMilliseconds: Int32, _ body: (RegistrationID, SelectorEvents) -> Void) throws(PosixError) {
-        let ready = try Syscall.blocking("epoll_wait", epoll_wait(epollDescriptor, events.baseAddress, Int32(events.count), timeoutMilliseconds))
+    /// With `busyPoll`, first polls without sleeping for up to that long (see
+    /// ``EventLoop/init(name:busyPoll:)``).
+    func wait(timeoutMilliseconds: Int32, busyPoll: TimeAmount? = nil, _ body: (RegistrationID, SelectorEvents) -> Void) throws(PosixError) {
+        var ready: Int32 = 0
+        if let busyPoll, timeoutMilliseconds != 0 {
+            let until = Deadline.after(busyPoll)
+            repeat {
+                ready = try Syscall.blocking("epoll_wait", epoll_wait(epollDescriptor, events.baseAddress, Int32(events.count), 0))
+            } while ready == 0 && !until.hasPassed
+        }
+        if ready == 0 {
+            ready = try Syscall.blocking("epoll_wait", epoll_wait(epollDescriptor, events.baseAddress, Int32(events.count), timeoutMilliseconds))
+        }
         for index in 0..<Int(ready) {
             let event = events[index]
             body(RegistrationID(token: event.data.u64), SelectorEvents(epoll: event.events))
