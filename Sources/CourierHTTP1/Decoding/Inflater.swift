@@ -19,7 +19,11 @@ final class Inflater {
     private(set) var consumed: UInt64 = 0
     private(set) var produced: UInt64 = 0
 
-    static let scratchSize = 32 * 1024
+    /// Output per `inflate` call. zlib copies the last 32 KiB of every call's output into its
+    /// window, so a larger buffer means fewer of those copies: on the W5 body, 32 KiB gave 0.83×
+    /// zlib's own in-memory speed, 128 KiB 0.89×, 256–512 KiB about 0.94× (Benchmarks/RESULTS.md).
+    /// The memory exists only while a coded body is being decoded.
+    static let scratchSize = 256 * 1024
 
     init(coding: ContentCoding) {
         self.coding = coding
