@@ -95,3 +95,33 @@ import Dispatch
         }
     }
 }
+
+@Suite struct TimerQueueTests {
+    @Test func cancelledTimersDoNotAccumulate() {
+        var queue = TimerQueue()
+        let far = Deadline.after(.seconds(60))
+        let keep = queue.schedule(at: far) {}
+        for _ in 0..<100_000 {
+            let id = queue.schedule(at: far + .seconds(1)) {}
+            queue.cancel(id)
+        }
+        #expect(queue.storedEntryCount < 200, "cancelled entries are compacted away")
+        #expect(queue.nextDeadline() == far)
+        queue.cancel(keep)
+        #expect(queue.isEmpty)
+    }
+
+    @Test func orderSurvivesCompaction() {
+        var queue = TimerQueue()
+        let base = Deadline.now()
+        var fired: [Int] = []
+        var cancelled: [TimerID] = []
+        for i in (0..<500).reversed() {
+            let id = queue.schedule(at: base + .milliseconds(Int64(i))) { fired.append(i) }
+            if i % 3 != 0 { cancelled.append(id) }
+        }
+        for id in cancelled { queue.cancel(id) }
+        for callback in queue.popExpired(now: base + .seconds(1)) { callback() }
+        #expect(fired == Array(stride(from: 0, to: 500, by: 3)))
+    }
+}

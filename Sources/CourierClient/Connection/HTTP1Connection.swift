@@ -40,7 +40,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     private var tls: TLSEngine?
     private var cipherIn = ByteBuffer()
     private var readBuffer = ByteBuffer()
-    private var readSize = 16 * 1024
+    private var readSize = 4 * 1024
     private var outbound: [ByteBuffer] = []
     private var outboundBytes = 0
     private var machine: HTTP1ConnectionStateMachine

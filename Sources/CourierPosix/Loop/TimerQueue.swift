@@ -18,6 +18,10 @@ struct TimerQueue {
     private var heap: [Entry] = []
     private var callbacks: [UInt64: () -> Void] = [:]
     private var nextID: UInt64 = 0
+    /// Cancelled entries still in the heap. When they outnumber the live ones the heap is
+    /// rebuilt, so a connection that arms and cancels a 60 s timer per request cannot make the
+    /// heap grow with the request rate.
+    private var cancelledInHeap = 0
 
     var isEmpty: Bool { callbacks.isEmpty }
 
@@ -30,15 +34,36 @@ struct TimerQueue {
     }
 
     mutating func cancel(_ id: TimerID) {
-        callbacks[id.value] = nil
-        if callbacks.isEmpty { heap.removeAll(keepingCapacity: true) }
+        guard callbacks.removeValue(forKey: id.value) != nil else { return }
+        if callbacks.isEmpty {
+            heap.removeAll(keepingCapacity: true)
+            cancelledInHeap = 0
+            return
+        }
+        cancelledInHeap += 1
+        if cancelledInHeap > 64, cancelledInHeap > heap.count / 2 { compact() }
     }
+
+    /// Drops cancelled entries and restores the heap order (Floyd's bottom-up build, O(n)).
+    private mutating func compact() {
+        heap.removeAll { callbacks[$0.id] == nil }
+        cancelledInHeap = 0
+        var index = heap.count / 2
+        while index > 0 {
+            index -= 1
+            siftDown(index)
+        }
+    }
+
+    /// Entries in the heap, live or cancelled (for tests).
+    var storedEntryCount: Int { heap.count }
 
     /// The earliest live deadline.
     mutating func nextDeadline() -> Deadline? {
         while let first = heap.first {
             if callbacks[first.id] != nil { return first.deadline }
             popFirst()
+            cancelledInHeap -= 1
         }
         return nil
     }
@@ -48,7 +73,7 @@ struct TimerQueue {
         var due: [() -> Void] = []
         while let first = heap.first, first.deadline <= now {
             popFirst()
-            if let callback = callbacks.removeValue(forKey: first.id) { due.append(callback) }
+            if let callback = callbacks.removeValue(forKey: first.id) { due.append(callback) } else { cancelledInHeap -= 1 }
         }
         return due
     }
