@@ -319,7 +319,9 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     }
 
     private func scheduleIdleReadTimer() {
-        guard let idle = timeouts.idleRead, let task, let limit = task.idleReadTimeout ?? Optional(idle) else { return }
+        // The limit is the request's (its override, else the client's), not the connection's:
+        // a connection opened for a request without an idle limit may carry one with a limit.
+        guard let task, let limit = task.idleReadTimeout else { return }
         idleReadTimer = loop.scheduleTimer(at: lastRead + limit) { [weak self] in
             guard let self else { return }
             idleReadTimer = nil
