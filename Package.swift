@@ -101,7 +101,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierClientTests",
-            dependencies: ["CourierClient", "CourierHTTP1", "CourierCore", "CourierTestSupport"],
+            dependencies: ["CourierClient", "CourierHTTP1", "CourierCore", "CourierPosix", "CourierTLS", "CourierTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]
