@@ -61,6 +61,8 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     private var idleTimer: TimerID?
     private var bytesReceivedAtStart = 0
     private var isDraining = false
+    /// Out of the selector while reading is paused: see `selectorReady`.
+    private var suspended = false
 
     init(id: Int, key: PoolKey, loop: EventLoop, pool: ConnectionPool, configuration: HTTPClientConfiguration, timeouts: HTTPClientTimeouts) {
         self.id = id
@@ -499,11 +501,31 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     func selectorReady(_ events: SelectorEvents) {
         if events.contains(.writable) { flush() }
         if !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]), phase != .closed {
+            if phase == .ready, interest.isEmpty, let registration {
+                // Reading is paused (backpressure) and the peer closed or reset. epoll reports
+                // EPOLLRDHUP/EPOLLHUP/EPOLLERR whatever the interest, level-triggered, so the loop
+                // would spin until the delegate resumes: leave the selector until then
+                // (`setInterest` registers again), and read the end then.
+                loop.deregister(registration)
+                self.registration = nil
+                suspended = true
+                return
+            }
             readAvailable()
         }
     }
 
     private func setInterest(_ wanted: Interest) {
+        if suspended, !wanted.isEmpty, phase != .closed, let socket {
+            suspended = false
+            do {
+                registration = try loop.register(socket.descriptor, interest: wanted, handler: self)
+                interest = wanted
+            } catch {
+                ioFailed(error)
+            }
+            return
+        }
         guard wanted != interest, let registration, phase != .closed else { return }
         interest = wanted
         do {
