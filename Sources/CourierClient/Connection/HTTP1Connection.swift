@@ -548,7 +548,16 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
                     result = try socket.read(into: &readBuffer, maximum: readSize)
                 }
             } catch {
-                if error.code == ECONNRESET { receivedEOF(); return }
+                if error.code == ECONNRESET {
+                    // A reset is an abort, not an end: a body delimited by the close (RFC 9112
+                    // §6.3 ¶8) may be cut short, so it fails like a TLS close without close_notify.
+                    if responseFraming == .untilClose, task != nil, phase == .ready {
+                        process(machine.errorCaught(ClientError(.remoteClosedDuringBody, cause: error, detail: "connection reset: the body may be truncated")))
+                        return
+                    }
+                    receivedEOF()
+                    return
+                }
                 ioFailed(error)
                 return
             }
