@@ -104,6 +104,45 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
         }
     }
 
+    /// While paused, the end of the response (FIN or RST) may already be waiting on the socket.
+    /// The loop must not spin on that readiness until the delegate resumes: it stays idle.
+    @Test(arguments: [false, true]) func pausedConnectionWithPeerGoneDoesNotSpin(reset: Bool) throws {
+        try withClient { client in
+            let server = try ScriptedServer()
+            defer { server.shutdown() }
+            // Small enough for the socket buffers to hold it all, so the FIN (or RST) arrives while the
+            // client is paused.
+            let payload = Array(Self.payload.prefix(64 * 1024))
+            let sent = TestEvent()
+            server.route("/gone") { _, connection in
+                try connection.sendHead(status: 200, headers: [("Connection", "close")])
+                try connection.send(payload)
+                sent.signal()
+                if reset { connection.reset() } else { connection.close() }
+            }
+            let delegate = PausingDelegate()
+            let task = client.execute(try get("\(server.baseURL)/gone"), delegate: delegate)
+            #expect(delegate.firstPart.wait())
+            #expect(sent.wait())
+            #expect(server.waitForAllConnectionsClosed(timeout: .seconds(5)))
+            let before = loopCPUTime(client)
+            #expect(!delegate.secondPart.wait(timeout: .milliseconds(300)))
+            let used = loopCPUTime(client) - before
+            #expect(used < .milliseconds(100), "the loops used \(used) of CPU in 300 ms while paused")
+            task.resumeReading()
+            #expect(delegate.ended.wait(timeout: .seconds(10)))
+            if reset {
+                // The RST may destroy unread data: the body ends early or completely.
+                #expect(delegate.finished || delegate.error != nil)
+            } else {
+                #expect(delegate.error == nil, "\(String(describing: delegate.error))")
+                #expect(delegate.body == payload)
+            }
+            settle(client)
+            #expect(client.openConnectionCount == 0)
+        }
+    }
+
     /// Resuming while not paused, or twice, is harmless.
     @Test func resumeWithoutPause() throws {
         try withClient { client in

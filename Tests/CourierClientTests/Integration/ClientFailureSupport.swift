@@ -129,3 +129,21 @@ func query(of request: RecordedRequest) -> String {
     guard let mark = request.target.firstIndex(of: "?") else { return "" }
     return String(request.target[request.target.index(after: mark)...])
 }
+
+/// CPU time the client's loop threads have used so far (each loop reads its own thread clock).
+func loopCPUTime(_ client: HTTPClient) -> Duration {
+    var total = Duration.zero
+    for loop in client.eventLoopGroup.loops {
+        let result = Mutex(Duration.zero)
+        let done = DispatchSemaphore(value: 0)
+        loop.execute {
+            var ts = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+            result.withLock { $0 = .seconds(ts.tv_sec) + .nanoseconds(ts.tv_nsec) }
+            done.signal()
+        }
+        done.wait()
+        total += result.withLock { $0 }
+    }
+    return total
+}

@@ -76,6 +76,36 @@ import Testing
         }
     }
 
+    /// A body delimited by the close (RFC 9112 §6.3 ¶8) ends cleanly with a FIN, but an RST is
+    /// an abort: the body may be cut short, so the request fails instead of "succeeding" with a
+    /// truncated body.
+    @Test(arguments: [false, true]) func closeDelimitedBodyEndedBy(reset: Bool) throws {
+        try withClient { client in
+            let server = try ScriptedServer()
+            defer { server.shutdown() }
+            let release = TestEvent()
+            server.route("/until-close") { _, connection in
+                try connection.sendHead(status: 200, headers: [("Connection", "close")])
+                try connection.send("0123456789")
+                try connection.stall(until: release)
+                if reset { connection.reset() } else { connection.close() }
+            }
+            let (_, delegate) = start(client, try get("\(server.baseURL)/until-close")) { delegate in
+                delegate.onBodyPart = { _ in release.signal() }
+            }
+            #expect(delegate.wait())
+            #expect(delegate.bodyString == "0123456789")
+            if reset {
+                let code = delegate.error?.code
+                #expect(code == .remoteClosedDuringBody || code == .ioError, "\(String(describing: delegate.error))")
+            } else {
+                #expect(delegate.events.last == .finished)
+            }
+            settle(client)
+            #expect(delegate.endCount == 1)
+        }
+    }
+
     @Test func responseHeadCutShort() throws {
         try withClient { client in
             let server = try ScriptedServer()
