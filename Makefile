@@ -4,7 +4,7 @@ SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip
 
-.PHONY: all build test deps linkage test-only fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser clean
+.PHONY: all build test deps linkage test-only test-tsan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser clean
 
 all: build
 
@@ -23,11 +23,18 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The whole suite: the layering check, then every Swift Testing test.
-test: deps linkage test-only
+# The whole suite: the layering check, every Swift Testing test, then the concurrent suites
+# again under ThreadSanitizer.
+test: deps linkage test-only test-tsan
 
 test-only:
 	$(SWIFT) test --disable-xctest
+
+# The event loop, the pool and the client's concurrent paths under ThreadSanitizer, in their
+# own build directory (a sanitized build cannot share .build with the normal one).
+TSAN_FILTER := CourierPosixTests|PoolLimitTests|KeepAliveTests|CancellationTests|StaleRetryTests|BackpressureTests|TimeoutTests
+test-tsan: deps
+	$(SWIFT) test --disable-xctest --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_FILTER)'
 
 # CourierCore and CourierHTTP1 must not import or link Foundation: check the sources, then the
 # dynamic dependencies of a small binary that links both.
@@ -59,4 +66,4 @@ bench-parser: deps
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark --target ParserBenchmarks --format markdown --no-progress
 
 clean:
-	rm -rf .build Fuzz/.build Benchmarks/.build
+	rm -rf .build .build-tsan Fuzz/.build Benchmarks/.build
