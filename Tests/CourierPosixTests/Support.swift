@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CourierPosix
+import CourierTestSupport
 import Testing
 import Dispatch
 import Synchronization
@@ -43,12 +44,14 @@ let descriptorAccounting = Mutex<Void>(())
 /// Runs `body` alone among descriptor-counting tests and checks that it left no descriptor
 /// open (counting /proc/self/fd before and after).
 func expectNoLeakedDescriptors(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) rethrows {
-    try descriptorAccounting.withLock { _ in
+    // Also exclusive with the other suites' socket tests (client, test support), which would
+    // otherwise open descriptors while this one counts them.
+    try FileDescriptors.exclusively { try descriptorAccounting.withLock { _ in
         let before = openDescriptorCount()
         try body()
         let after = openDescriptorCount()
         #expect(after == before, "descriptors leaked: \(before) before, \(after) after", sourceLocation: sourceLocation)
-    }
+    } }
 }
 
 /// Entries in /proc/self/fd.
