@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(
             name: "CourierClientTests",
             // CCourierZlib: the decompression tests compress their response bodies at run time.
-            dependencies: ["CourierClient", "CourierHTTP1", "CourierCore", "CourierTestSupport", "CCourierZlib"],
+            dependencies: ["CourierClient", "CourierHTTP1", "CourierCore", "CourierPosix", "CourierTLS", "CourierTestSupport", "CCourierZlib"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -59,11 +59,14 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     private var responseFraming: BodyFraming?
     private var lastRead = Deadline.now()
     private var idleReadTimer: TimerID?
+    private var idleReadDue = Deadline.distantPast
     private var totalTimer: TimerID?
     private var continueTimer: TimerID?
     private var idleTimer: TimerID?
     private var bytesReceivedAtStart = 0
     private var isDraining = false
+    /// Out of the selector while reading is paused: see `selectorReady`.
+    private var suspended = false
 
     init(id: Int, key: PoolKey, loop: EventLoop, pool: ConnectionPool, configuration: HTTPClientConfiguration, timeouts: HTTPClientTimeouts) {
         self.id = id
@@ -322,12 +325,24 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         scheduleIdleReadTimer()
     }
 
+    /// Arms the idle-read timer for the request in flight. The timer outlives requests: it is
+    /// not cancelled when a request ends, and a new request reuses it when it would fire no
+    /// later than needed, so a keep-alive connection does not schedule and cancel a timer per
+    /// request. When it fires it re-reads the current request's limit and `lastRead`.
     private func scheduleIdleReadTimer() {
-        guard let idle = timeouts.idleRead, let task, let limit = task.idleReadTimeout ?? Optional(idle) else { return }
-        idleReadTimer = loop.scheduleTimer(at: lastRead + limit) { [weak self] in
+        // The limit is the request's (its override, else the client's), not the connection's:
+        // a connection opened for a request without an idle limit may carry one with a limit.
+        guard let task, let limit = task.idleReadTimeout else { return }
+        let due = lastRead + limit
+        if let idleReadTimer {
+            if idleReadDue <= due { return }
+            loop.cancelTimer(idleReadTimer)
+        }
+        idleReadDue = due
+        idleReadTimer = loop.scheduleTimer(at: due) { [weak self] in
             guard let self else { return }
             idleReadTimer = nil
-            guard self.task != nil else { return }
+            guard let task = self.task, let limit = task.idleReadTimeout else { return }
             // Reads move `lastRead` instead of rescheduling the timer on every read.
             if Deadline.now() - lastRead >= limit {
                 process(machine.timeout(.idleRead))
@@ -337,9 +352,9 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         }
     }
 
+    /// Cancels the request's own timers; the idle-read timer stays (see `scheduleIdleReadTimer`).
     private func cancelRequestTimers() {
-        for timer in [idleReadTimer, totalTimer, continueTimer].compactMap({ $0 }) { loop.cancelTimer(timer) }
-        idleReadTimer = nil
+        for timer in [totalTimer, continueTimer].compactMap({ $0 }) { loop.cancelTimer(timer) }
         totalTimer = nil
         continueTimer = nil
     }
@@ -503,13 +518,18 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
 
     func selectorReady(_ events: SelectorEvents) {
         if events.contains(.writable) { flush() }
-        guard phase != .closed else { return }
-        if !events.isDisjoint(with: [.readable, .readHangup]) {
-            readAvailable(force: false)
-        } else if !events.isDisjoint(with: [.hangup, .error]) {
-            // Reported whatever the interest: read now (even while paused) to learn the error
-            // or EOF; after EOF the descriptor leaves epoll so it cannot spin the loop.
-            readAvailable(force: true)
+        if !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]), phase != .closed {
+            if phase == .ready, interest.isEmpty, let registration {
+                // Reading is paused (backpressure) and the peer closed or reset. epoll reports
+                // EPOLLRDHUP/EPOLLHUP/EPOLLERR whatever the interest, level-triggered, so the loop
+                // would spin until the delegate resumes: leave the selector until then
+                // (`setInterest` registers again), and read the end then.
+                loop.deregister(registration)
+                self.registration = nil
+                suspended = true
+                return
+            }
+            readAvailable(force: !events.isDisjoint(with: [.hangup, .error]))
         }
     }
 
@@ -522,6 +542,16 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     }
 
     private func setInterest(_ wanted: Interest) {
+        if suspended, !wanted.isEmpty, phase != .closed, let socket {
+            suspended = false
+            do {
+                registration = try loop.register(socket.descriptor, interest: wanted, handler: self)
+                interest = wanted
+            } catch {
+                ioFailed(error)
+            }
+            return
+        }
         guard wanted != interest, let registration, phase != .closed else { return }
         interest = wanted
         do {
@@ -544,7 +574,17 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
                     result = try socket.read(into: &readBuffer, maximum: readSize)
                 }
             } catch {
-                if error.code == ECONNRESET { stopWatching(); receivedEOF(); return }
+                if error.code == ECONNRESET {
+                    stopWatching()
+                    // A reset is an abort, not an end: a body delimited by the close (RFC 9112
+                    // §6.3 ¶8) may be cut short, so it fails like a TLS close without close_notify.
+                    if responseFraming == .untilClose, task != nil, phase == .ready {
+                        process(machine.errorCaught(ClientError(.remoteClosedDuringBody, cause: error, detail: "connection reset: the body may be truncated")))
+                        return
+                    }
+                    receivedEOF()
+                    return
+                }
                 ioFailed(error)
                 return
             }
@@ -749,6 +789,8 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         setupTimer = nil
         cancelIdleTimer()
         cancelRequestTimers()
+        if let idleReadTimer { loop.cancelTimer(idleReadTimer) }
+        idleReadTimer = nil
         if let registration { loop.deregister(registration) }
         registration = nil
         socket?.close()

@@ -196,7 +196,8 @@ public final class HTTPClientTask: @unchecked Sendable {
     /// The connection is about to run this task; returns what to send, or nil if the task was
     /// cancelled meanwhile (it then ends here).
     func attach(to connection: HTTP1Connection, establishment: ConnectionEstablishment, reused: Bool) -> Attempt? {
-        // The pool timer lives on the home loop; only hop there if one may have been armed.
+        // `poolTimer` belongs to the home loop (this may be another loop): decide from the
+        // immutable settings that make `armPoolTimer` arm one, and let the hop do the rest.
         if deadline != nil || client.configuration.poolWaitTimeout != nil { cancelPoolTimer() }
         if isCancelled {
             end(failure: ClientError(.cancelled))

@@ -149,7 +149,14 @@ final class ConnectionPool: Sendable {
                 break
             case .lease(let id, let waiter):
                 let (connection, task) = state.withLock { ($0.connections[key]?[id], $0.waiters.removeValue(forKey: waiter)) }
-                guard let connection, let task else { continue }
+                guard let task else { continue }
+                guard let connection else {
+                    // The connection closed on its loop (EOF or stray bytes while idle) between
+                    // the machine's lease and now, and the machine already forgot it: the task
+                    // must not be dropped, it asks for another connection.
+                    task.connectionUnusable()
+                    continue
+                }
                 task.leased(connection)
                 connection.loop.execute { connection.execute(task) }
             case .scheduleIdleTimer(let id):
