@@ -683,7 +683,10 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     private func drainInbound() {
         guard !isDraining else { return }
         isDraining = true
-        defer { isDraining = false }
+        defer {
+            isDraining = false
+            releaseSmallReadBuffer()
+        }
         while phase == .ready {
             let action = machine.nextInboundAction(&readBuffer)
             switch action {
@@ -696,6 +699,17 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
             default:
                 process(action)
             }
+        }
+    }
+
+    /// A connection waiting for its next response holds no read memory: once everything read
+    /// is consumed, a small buffer is let go (the next read allocates one, usually the same
+    /// block back from malloc). 256 idle connections then cost pages only for what is in
+    /// flight. Large buffers (a download in progress) are kept: reallocating them per read
+    /// would fault in fresh pages every time.
+    private func releaseSmallReadBuffer() {
+        if readBuffer.readableBytes == 0, readBuffer.capacity > 0, readBuffer.capacity <= 16 * 1024 {
+            readBuffer = ByteBuffer()
         }
     }
 
