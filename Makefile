@@ -77,13 +77,15 @@ bench-parser: deps
 # drivers in release mode (a driver whose product is not declared yet is reported, not built),
 # then runs every workload REPS times. Counts and clients: see the README (REPS=, CLIENTS=, ...).
 BENCH_CLIENT_DRIVERS := CourierBench AHCBench URLSessionBench ZlibInflateBench RusageSpawn
-# Every Swift driver is linked with --static-swift-stdlib, as a Swift server binary is usually
-# deployed (smaller resident set: only the runtime pages a program touches).
+# The Swift drivers are linked with --static-swift-stdlib, as a Swift server binary is usually
+# deployed (smaller resident set: only the runtime pages a program touches) — all but
+# URLSessionBench: FoundationNetworking's static archive needs libcurl's static library.
 bench-client: deps
 	./Benchmarks/Client/setup.sh >/dev/null
 	@cd Benchmarks && for p in $(BENCH_CLIENT_DRIVERS); do \
 	  if grep -q "name: \"$$p\"" Package.swift; then \
-	    $(SWIFT) build -c release --static-swift-stdlib --product $$p || exit 1; \
+	    static=$$([ $$p = URLSessionBench ] || echo --static-swift-stdlib); \
+	    $(SWIFT) build -c release $$static --product $$p || exit 1; \
 	  else echo "bench-client: $$p is not declared in Benchmarks/Package.swift: not built"; fi; \
 	done
 	python3 Benchmarks/Client/run.py
