@@ -5,7 +5,8 @@ import CourierCore
 ///
 /// Codings are given in the order the sender applied them (`Content-Encoding: gzip, deflate`
 /// means gzip first), and are undone last-first. Output is handed to a sink in pieces of at most
-/// 32 KiB, so memory stays bounded however large the body is.
+/// 256 KiB (or appended to a buffer, 256 KiB per zlib call at most), with the limits checked
+/// after every piece, so memory stays bounded however large the body is.
 public final class ContentDecoder {
     private let layers: [Inflater]
     public let limits: ContentDecoderLimits
@@ -44,10 +45,21 @@ public final class ContentDecoder {
         try feed(layer: 0, input, sink: sink)
     }
 
-    /// Decodes a piece of the body, appending the decoded output to `output`.
+    /// Decodes a piece of the body, appending the decoded output to `output`. With one coding
+    /// (the usual case) zlib writes straight into `output`, saving a copy of every byte.
     public func decode(_ input: ByteBuffer, into output: inout ByteBuffer) throws(ContentDecodingError) {
         try input.withUnsafeReadableBytes { (bytes) throws(ContentDecodingError) in
-            try decode(bytes) { output.writeBytes($0) }
+            guard layers.count == 1 else {
+                try decode(bytes) { output.writeBytes($0) }
+                return
+            }
+            inputBytes &+= UInt64(bytes.count)
+            let layer = layers[0]
+            try layer.decode(bytes, into: &output) { (made) throws(ContentDecodingError) in
+                try self.check(layer)
+                self.outputBytes &+= UInt64(made)
+                try self.checkTotal(layer)
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import CCourierZlib
+import CourierCore
 
 /// One streaming zlib inflate layer: gzip (with concatenated members) or deflate (zlib-wrapped or
 /// raw, detected from the first two bytes).
@@ -64,6 +65,28 @@ final class Inflater {
     func decode(
         _ input: UnsafeRawBufferPointer, sink: (UnsafeRawBufferPointer) throws(ContentDecodingError) -> Void
     ) throws(ContentDecodingError) {
+        // The output value lives only for this call, so the closure does not really escape.
+        try withoutActuallyEscaping(sink) { (sink) throws(ContentDecodingError) in
+            var output = ScratchOutput(scratch: scratch, sink: sink)
+            try decode(input, output: &output)
+        }
+    }
+
+    /// Inflates `input` straight into `buffer`'s writable space (no copy through the scratch
+    /// buffer); `check` runs after every `inflate` call with the bytes it made, so limits are
+    /// enforced as the output grows.
+    func decode(
+        _ input: UnsafeRawBufferPointer, into buffer: inout ByteBuffer, check: (Int) throws(ContentDecodingError) -> Void
+    ) throws(ContentDecodingError) {
+        try withoutActuallyEscaping(check) { (check) throws(ContentDecodingError) in
+            var output = BufferOutput(buffer: buffer, check: check)
+            buffer = ByteBuffer()  // the output owns the storage meanwhile, so writes do not copy
+            defer { buffer = output.buffer }
+            try decode(input, output: &output)
+        }
+    }
+
+    private func decode<Output: InflateOutput>(_ input: UnsafeRawBufferPointer, output: inout Output) throws(ContentDecodingError) {
         guard input.count > 0 else { return }
         sawInput = true
         if !initialised {
@@ -77,14 +100,14 @@ final class Inflater {
                         return
                     }
                     try initialise(windowBits: Self.looksLikeZlib(input[0], input[1]) ? MAX_WBITS : -MAX_WBITS)
-                    return try run(input, sink: sink)
+                    return try run(input, output: &output)
                 }
                 pendingFirstByte = nil
                 try initialise(windowBits: Self.looksLikeZlib(first, input[0]) ? MAX_WBITS : -MAX_WBITS)
-                try withUnsafeBytes(of: first) { (b) throws(ContentDecodingError) in try run(b, sink: sink) }
+                try withUnsafeBytes(of: first) { (b) throws(ContentDecodingError) in try run(b, output: &output) }
             }
         }
-        try run(input, sink: sink)
+        try run(input, output: &output)
     }
 
     /// A zlib header (RFC 1950 §2.2): CM = 8 (deflate), CINFO ≤ 7, and the check bits make the
@@ -93,9 +116,7 @@ final class Inflater {
         cmf & 0x0F == 8 && cmf >> 4 <= 7 && (UInt16(cmf) << 8 | UInt16(flg)) % 31 == 0
     }
 
-    private func run(
-        _ input: UnsafeRawBufferPointer, sink: (UnsafeRawBufferPointer) throws(ContentDecodingError) -> Void
-    ) throws(ContentDecodingError) {
+    private func run<Output: InflateOutput>(_ input: UnsafeRawBufferPointer, output: inout Output) throws(ContentDecodingError) {
         var offset = 0
         while offset < input.count {
             if atStreamEnd {
@@ -106,21 +127,24 @@ final class Inflater {
                 atStreamEnd = false
             }
             // Safe: zlib reads at most avail_in bytes from next_in and writes at most avail_out
-            // bytes to next_out; both pointers are cleared before `input` and `scratch` go away.
+            // bytes into the region; both pointers are cleared before `input` and the region go away.
             stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress!.advanced(by: offset).assumingMemoryBound(to: Bytef.self))
             let given = Swift.min(input.count - offset, Int(UInt32.max))
             stream.pointee.avail_in = uInt(given)
-            stream.pointee.next_out = scratch.baseAddress!.assumingMemoryBound(to: Bytef.self)
-            stream.pointee.avail_out = uInt(scratch.count)
-            let rc = inflate(stream, Z_NO_FLUSH)
+            var rc: Int32 = Z_OK
+            let made = try output.write { region in
+                stream.pointee.next_out = region.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                stream.pointee.avail_out = uInt(region.count)
+                rc = inflate(stream, Z_NO_FLUSH)
+                let made = region.count - Int(stream.pointee.avail_out)
+                stream.pointee.next_out = nil
+                produced += UInt64(made)
+                return made
+            }
             let used = given - Int(stream.pointee.avail_in)
-            let made = scratch.count - Int(stream.pointee.avail_out)
             stream.pointee.next_in = nil
-            stream.pointee.next_out = nil
             offset += used
             consumed += UInt64(used)
-            produced += UInt64(made)
-            if made > 0 { try sink(UnsafeRawBufferPointer(rebasing: scratch[0..<made])) }
             switch rc {
             case Z_OK:
                 continue
@@ -137,17 +161,20 @@ final class Inflater {
                 throw ContentDecodingError(.corruptStream, inputOffset: consumed)
             }
         }
-        // Input is used up, but zlib may hold more output than one scratch buffer took.
+        // Input is used up, but zlib may hold more output than one region took.
         while !atStreamEnd {
             stream.pointee.next_in = nil
             stream.pointee.avail_in = 0
-            stream.pointee.next_out = scratch.baseAddress!.assumingMemoryBound(to: Bytef.self)
-            stream.pointee.avail_out = uInt(scratch.count)
-            let rc = inflate(stream, Z_NO_FLUSH)
-            let made = scratch.count - Int(stream.pointee.avail_out)
-            stream.pointee.next_out = nil
-            produced += UInt64(made)
-            if made > 0 { try sink(UnsafeRawBufferPointer(rebasing: scratch[0..<made])) }
+            var rc: Int32 = Z_OK
+            let made = try output.write { region in
+                stream.pointee.next_out = region.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                stream.pointee.avail_out = uInt(region.count)
+                rc = inflate(stream, Z_NO_FLUSH)
+                let made = region.count - Int(stream.pointee.avail_out)
+                stream.pointee.next_out = nil
+                produced += UInt64(made)
+                return made
+            }
             if rc == Z_STREAM_END { atStreamEnd = true }
             else if rc == Z_BUF_ERROR || made == 0 { return }
             else if rc != Z_OK { throw ContentDecodingError(.corruptStream, inputOffset: consumed) }
@@ -161,5 +188,38 @@ final class Inflater {
         guard atStreamEnd, pendingFirstByte == nil else {
             throw ContentDecodingError(.truncatedStream, inputOffset: consumed)
         }
+    }
+}
+
+/// Where one `inflate` call writes: `write` hands `body` a region, and `body` returns how many
+/// bytes it filled.
+private protocol InflateOutput {
+    mutating func write(_ body: (UnsafeMutableRawBufferPointer) -> Int) throws(ContentDecodingError) -> Int
+}
+
+/// The inflater's own scratch memory, passed to a sink after each call.
+private struct ScratchOutput: InflateOutput {
+    let scratch: UnsafeMutableRawBufferPointer
+    let sink: (UnsafeRawBufferPointer) throws(ContentDecodingError) -> Void
+
+    func write(_ body: (UnsafeMutableRawBufferPointer) -> Int) throws(ContentDecodingError) -> Int {
+        let made = body(scratch)
+        if made > 0 { try sink(UnsafeRawBufferPointer(rebasing: scratch[0..<made])) }
+        return made
+    }
+}
+
+/// A byte buffer's writable space: `Inflater.scratchSize` for the first call into an empty
+/// buffer (large regions spare zlib window copies), then whatever is left if that is at least
+/// 32 KiB, so a call that makes little or nothing does not grow (and copy) the buffer.
+private struct BufferOutput: InflateOutput {
+    var buffer: ByteBuffer
+    let check: (Int) throws(ContentDecodingError) -> Void
+
+    mutating func write(_ body: (UnsafeMutableRawBufferPointer) -> Int) throws(ContentDecodingError) -> Int {
+        let wanted = buffer.readableBytes == 0 ? Inflater.scratchSize : 32 * 1024
+        let made = buffer.withUnsafeMutableWritableBytes(minimumCapacity: wanted) { region in body(region) }
+        if made > 0 { try check(made) }
+        return made
     }
 }
