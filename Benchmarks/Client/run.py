@@ -575,7 +575,7 @@ def markdown(rows, zlib, clients, workloads, meta, runner_available):
             if not runner_available.get(client):
                 out.append(f"| {label} | {CLIENT_NAMES[client]} | not built | | | | | |")
                 continue
-            if client == "wrk" and w["wrk"] is None:
+            if (client == "wrk" and w["wrk"] is None) or (client == "courier-poll" and workload != "W1"):
                 continue
             if row["throughput"] is None:
                 out.append(f"| {label} | {CLIENT_NAMES[client]} | failed | {row['note'] or ''} | | | | |")
