@@ -131,16 +131,7 @@ final class Inflater {
             stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress!.advanced(by: offset).assumingMemoryBound(to: Bytef.self))
             let given = Swift.min(input.count - offset, Int(UInt32.max))
             stream.pointee.avail_in = uInt(given)
-            var rc: Int32 = Z_OK
-            let made = try output.write { region in
-                stream.pointee.next_out = region.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                stream.pointee.avail_out = uInt(region.count)
-                rc = inflate(stream, Z_NO_FLUSH)
-                let made = region.count - Int(stream.pointee.avail_out)
-                stream.pointee.next_out = nil
-                produced += UInt64(made)
-                return made
-            }
+            let (rc, made) = try inflateStep(into: &output)
             let used = given - Int(stream.pointee.avail_in)
             stream.pointee.next_in = nil
             offset += used
@@ -165,20 +156,29 @@ final class Inflater {
         while !atStreamEnd {
             stream.pointee.next_in = nil
             stream.pointee.avail_in = 0
-            var rc: Int32 = Z_OK
-            let made = try output.write { region in
-                stream.pointee.next_out = region.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                stream.pointee.avail_out = uInt(region.count)
-                rc = inflate(stream, Z_NO_FLUSH)
-                let made = region.count - Int(stream.pointee.avail_out)
-                stream.pointee.next_out = nil
-                produced += UInt64(made)
-                return made
-            }
+            let (rc, made) = try inflateStep(into: &output)
             if rc == Z_STREAM_END { atStreamEnd = true }
             else if rc == Z_BUF_ERROR || made == 0 { return }
             else if rc != Z_OK { throw ContentDecodingError(.corruptStream, inputOffset: consumed) }
         }
+    }
+
+    /// One `inflate` call into the region `output` provides; returns zlib's code and the bytes made.
+    private func inflateStep<Output: InflateOutput>(into output: inout Output) throws(ContentDecodingError) -> (Int32, Int) {
+        var rc: Int32 = Z_OK
+        let made = try output.write { region in
+            // Safe: zlib writes at most avail_out bytes into the region, and next_out is cleared
+            // before the region goes away.
+            stream.pointee.next_out = region.baseAddress!.assumingMemoryBound(to: Bytef.self)
+            stream.pointee.avail_out = uInt(region.count)
+            rc = inflate(stream, Z_NO_FLUSH)
+            let made = region.count - Int(stream.pointee.avail_out)
+            stream.pointee.next_out = nil
+            // Counted before `write` runs the output's limit check, which reads it.
+            produced += UInt64(made)
+            return made
+        }
+        return (rc, made)
     }
 
     /// The body ended: the compressed stream must have ended too. An empty body is accepted as
