@@ -7,6 +7,8 @@ import CourierPosix
 import CourierTLS
 
 /// One HTTP/1.1 connection: the I/O driver around ``HTTP1ConnectionStateMachine``.
+/// (Setup — connect, proxy tunnel, TLS — is in `HTTP1Connection+Setup.swift`; socket reads and
+/// writes in `HTTP1Connection+IO.swift`.)
 ///
 /// It connects (Happy Eyeballs, or a Unix path), opens a CONNECT tunnel through a proxy when
 /// needed, performs the TLS handshake, then runs one request at a time: it executes every
@@ -27,46 +29,47 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     let id: Int
     let key: PoolKey
     let loop: EventLoop
-    private unowned let pool: ConnectionPool
-    private let configuration: HTTPClientConfiguration
-    private let timeouts: HTTPClientTimeouts
+    unowned let pool: ConnectionPool
+    let configuration: HTTPClientConfiguration
+    let timeouts: HTTPClientTimeouts
 
-    // Loop-confined from here on.
-    private var phase: Phase = .connecting
-    private var socket: Socket?
-    private var registration: RegistrationID?
-    private var interest: Interest = []
-    private var connector: Connector?
-    private var tls: TLSEngine?
-    private var cipherIn = ByteBuffer()
-    private var readBuffer = ByteBuffer()
-    private var readSize = 4 * 1024
-    private var outbound: [ByteBuffer] = []
-    private var outboundBytes = 0
-    private var machine: HTTP1ConnectionStateMachine
-    private var proxyParser: HTTPResponseParser?
-    private var establishment = ConnectionEstablishment()
-    private var setupTimer: TimerID?
+    // Loop-confined from here on. Internal rather than private only so that the setup and I/O
+    // extensions in the sibling files can reach them; nothing outside this type touches them.
+    var phase: Phase = .connecting
+    var socket: Socket?
+    var registration: RegistrationID?
+    var interest: Interest = []
+    var connector: Connector?
+    var tls: TLSEngine?
+    var cipherIn = ByteBuffer()
+    var readBuffer = ByteBuffer()
+    var readSize = 4 * 1024
+    var outbound: [ByteBuffer] = []
+    var outboundBytes = 0
+    var machine: HTTP1ConnectionStateMachine
+    var proxyParser: HTTPResponseParser?
+    var establishment = ConnectionEstablishment()
+    var setupTimer: TimerID?
 
     // The request in flight.
-    private var task: HTTPClientTask?
-    private var bodySource: RequestBodySource?
-    private var bodyPumpActive = false
+    var task: HTTPClientTask?
+    var bodySource: RequestBodySource?
+    var bodyPumpActive = false
     /// Request body payload bytes handed over so far (no head, no chunk framing), for
     /// `didSendRequestBody(total:)`.
-    private var bodyBytesSent: Int64 = 0
-    private var requestWritten = false
-    private var responseFraming: BodyFraming?
-    private var lastRead = Deadline.now()
-    private var idleReadTimer: TimerID?
-    private var idleReadDue = Deadline.distantPast
-    private var totalTimer: TimerID?
-    private var continueTimer: TimerID?
-    private var idleTimer: TimerID?
-    private var bytesReceivedAtStart = 0
-    private var isDraining = false
+    var bodyBytesSent: Int64 = 0
+    var requestWritten = false
+    var responseFraming: BodyFraming?
+    var lastRead = Deadline.now()
+    var idleReadTimer: TimerID?
+    var idleReadDue = Deadline.distantPast
+    var totalTimer: TimerID?
+    var continueTimer: TimerID?
+    var idleTimer: TimerID?
+    var bytesReceivedAtStart = 0
+    var isDraining = false
     /// Out of the selector while reading is paused: see `selectorReady`.
-    private var suspended = false
+    var suspended = false
 
     init(id: Int, key: PoolKey, loop: EventLoop, pool: ConnectionPool, configuration: HTTPClientConfiguration, timeouts: HTTPClientTimeouts) {
         self.id = id
@@ -76,187 +79,6 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         self.configuration = configuration
         self.timeouts = timeouts
         self.machine = HTTP1ConnectionStateMachine(maximumUses: configuration.maximumUsesPerConnection, parserConfiguration: configuration.parser)
-    }
-
-    // MARK: - Establishing
-
-    /// Connects, tunnels and handshakes; reports to the pool when ready or failed.
-    func start() {
-        loop.assertInEventLoop()
-        let now = Deadline.now()
-        establishment.resolveStart = now
-        establishment.connectStart = now
-        let deadline = timeouts.connect.map { now + $0 } ?? .distantFuture
-        let completion: (Result<ConnectedSocket, ConnectError>) -> Void = { [self] result in
-            connector = nil
-            switch result {
-            case .success(let socket): self.connected(socket)
-            case .failure(let error): setupFailed(Self.clientError(error))
-            }
-        }
-        if let proxy = key.proxy {
-            connector = Connector.connect(host: proxy.host, port: proxy.port, deadline: deadline, on: loop, resolver: pool.resolver, completion)
-        } else if let path = key.origin.scheme == .unix ? key.origin.host : nil {
-            connector = Connector.connect(unixPath: path, deadline: deadline, on: loop, resolver: pool.resolver, completion)
-        } else {
-            connector = Connector.connect(host: key.origin.host, port: key.origin.port, deadline: deadline, on: loop, resolver: pool.resolver, completion)
-        }
-    }
-
-    private static func clientError(_ error: ConnectError) -> ClientError {
-        switch error {
-        case .timeout: ClientError(.connectTimeout, cause: error)
-        case .cancelled: ClientError(.cancelled, cause: error)
-        case .resolution: ClientError(.resolutionFailed, cause: error, detail: error.description)
-        case .connectionFailed: ClientError(.connectionFailed, cause: error, detail: error.description)
-        }
-    }
-
-    private func connected(_ connected: ConnectedSocket) {
-        guard phase == .connecting else { connected.socket.close(); return }
-        establishment.resolveEnd = connected.resolved
-        establishment.connectEnd = connected.connected
-        establishment.remoteAddress = connected.remoteAddress
-        establishment.localAddress = connected.socket.localAddress
-        socket = connected.socket
-        do {
-            registration = try loop.register(connected.socket.descriptor, interest: .read, handler: self)
-            interest = .read
-        } catch {
-            setupFailed(ClientError(.connectionFailed, cause: error))
-            return
-        }
-        let handshakeDeadline = timeouts.tlsHandshake.map { Deadline.after($0) }
-        if key.proxy != nil && key.origin.scheme == .https {
-            armSetupTimer(handshakeDeadline, code: .tlsHandshakeTimeout, detail: "proxy CONNECT")
-            startProxyTunnel()
-        } else if key.origin.scheme == .https {
-            armSetupTimer(handshakeDeadline, code: .tlsHandshakeTimeout, detail: "TLS handshake")
-            startTLS()
-        } else {
-            becomeReady()
-        }
-    }
-
-    private func armSetupTimer(_ deadline: Deadline?, code: ClientError.Code, detail: String) {
-        guard let deadline, setupTimer == nil else { return }
-        setupTimer = loop.scheduleTimer(at: deadline) { [weak self] in
-            self?.setupTimer = nil
-            self?.setupFailed(ClientError(code, detail: detail))
-        }
-    }
-
-    /// RFC 9110 §9.3.6: `CONNECT host:port`, with Basic proxy credentials when configured.
-    private func startProxyTunnel() {
-        phase = .proxyHandshake
-        let authority = "\(key.origin.host.contains(":") ? "[\(key.origin.host)]" : key.origin.host):\(key.origin.port)"
-        var head = HTTPRequestHead(method: .CONNECT, target: .authority(host: key.origin.host, port: key.origin.port))
-        if let credentials = key.proxy?.credentials {
-            do {
-                let value = try basicAuthorizationValue(username: credentials.username, password: credentials.password)
-                try head.headers.append(name: "Proxy-Authorization", value: value)
-            } catch {
-                setupFailed(ClientError(.invalidRequest, phase: .proxy, cause: error))
-                return
-            }
-        }
-        var bytes = ByteBuffer()
-        do {
-            try HTTPRequestEncoder.encodeHead(head, host: authority, framing: .none, into: &bytes)
-        } catch {
-            setupFailed(ClientError(.invalidRequest, phase: .proxy, cause: error))
-            return
-        }
-        var parser = HTTPResponseParser(configuration: configuration.parser)
-        parser.requestMethod = .CONNECT
-        proxyParser = parser
-        writePlain(bytes)
-    }
-
-    private func continueProxyTunnel(eof: Bool) {
-        guard var parser = proxyParser else { return }
-        while true {
-            let event: HTTPResponseParserEvent
-            do {
-                event = eof ? try parser.finish(&readBuffer) : try parser.next(&readBuffer)
-            } catch {
-                setupFailed(ClientError(.parse, phase: .proxy, cause: error))
-                return
-            }
-            switch event {
-            case .needMoreData:
-                proxyParser = parser
-                if eof { setupFailed(ClientError(.remoteClosedBeforeResponse, phase: .proxy, detail: "the proxy closed during CONNECT")) }
-                return
-            case .informational:
-                continue
-            case .head(let head), .switchingProtocols(let head):
-                guard (200...299).contains(head.status) else {
-                    setupFailed(ClientError(.unexpectedResponse, phase: .proxy, detail: "the proxy refused CONNECT with status \(head.status)"))
-                    return
-                }
-                // The rest of the read buffer already belongs to the tunnel.
-                proxyParser = nil
-                if key.origin.scheme == .https {
-                    cipherIn = readBuffer
-                    readBuffer = ByteBuffer()
-                    startTLS()
-                } else {
-                    becomeReady()
-                }
-                return
-            case .body, .end:
-                setupFailed(ClientError(.unexpectedResponse, phase: .proxy, detail: "the proxy sent a body with its CONNECT answer"))
-                return
-            }
-        }
-    }
-
-    private func startTLS() {
-        phase = .tlsHandshake
-        establishment.tlsStart = .now()
-        do {
-            let context = try pool.tlsContext(for: key.tls ?? configuration.tls)
-            tls = try TLSEngine(context: context, serverHostname: key.origin.host)
-        } catch {
-            setupFailed(ClientError(.tls, cause: error, detail: "\(error)"))
-            return
-        }
-        if cipherIn.readableBytes > 0 { tls?.feedCiphertext(cipherIn); cipherIn.clear() }
-        continueTLS()
-    }
-
-    private func continueTLS() {
-        guard let tls else { return }
-        do {
-            let state = try tls.handshake()
-            flushTLS()
-            if state == .complete {
-                establishment.tlsEnd = .now()
-                establishment.tlsInfo = tls.connectionInfo
-                becomeReady()
-                // Application data may have arrived with the last handshake flight.
-                readTLSPlaintext()
-            }
-        } catch {
-            flushTLS()
-            setupFailed(ClientError(.tls, cause: error, detail: error.description))
-        }
-    }
-
-    private func becomeReady() {
-        if let setupTimer { loop.cancelTimer(setupTimer) }
-        setupTimer = nil
-        phase = .ready
-        pool.connectionEstablished(self)
-    }
-
-    private func setupFailed(_ error: ClientError) {
-        guard phase != .closed && phase != .ready else { return }
-        connector?.cancel()
-        connector = nil
-        closeSocket()
-        pool.connectionFailed(self, error: error)
     }
 
     // MARK: - Requests
@@ -314,7 +136,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         process(machine.demandMoreResponseBody())
     }
 
-    private func armRequestTimers(_ deadline: Deadline?) {
+    func armRequestTimers(_ deadline: Deadline?) {
         if let deadline {
             totalTimer = loop.scheduleTimer(at: deadline) { [weak self] in
                 guard let self else { return }
@@ -329,7 +151,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     /// not cancelled when a request ends, and a new request reuses it when it would fire no
     /// later than needed, so a keep-alive connection does not schedule and cancel a timer per
     /// request. When it fires it re-reads the current request's limit and `lastRead`.
-    private func scheduleIdleReadTimer() {
+    func scheduleIdleReadTimer() {
         // The limit is the request's (its override, else the client's), not the connection's:
         // a connection opened for a request without an idle limit may carry one with a limit.
         guard let task, let limit = task.idleReadTimeout else { return }
@@ -353,14 +175,14 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     }
 
     /// Cancels the request's own timers; the idle-read timer stays (see `scheduleIdleReadTimer`).
-    private func cancelRequestTimers() {
+    func cancelRequestTimers() {
         for timer in [totalTimer, continueTimer].compactMap({ $0 }) { loop.cancelTimer(timer) }
         totalTimer = nil
         continueTimer = nil
     }
 
     /// Executes one state machine action.
-    private func process(_ action: HTTP1ConnectionStateMachine.Action) {
+    func process(_ action: HTTP1ConnectionStateMachine.Action) {
         switch action {
         case .write(let bytes, let then):
             task?.sent(bytes: bytes.readableBytes)
@@ -434,7 +256,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     }
 
     @discardableResult
-    private func finishTask() -> HTTPClientTask? {
+    func finishTask() -> HTTPClientTask? {
         guard let task else { return nil }
         self.task = nil
         cancelRequestTimers()
@@ -442,14 +264,14 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         return task
     }
 
-    private func stopBody() {
+    func stopBody() {
         bodyPumpActive = false
         bodySource?.close()
         bodySource = nil
     }
 
     /// Feeds body pieces while the outbound queue is short (so a fast source cannot fill memory).
-    private func pumpBody() {
+    func pumpBody() {
         while bodyPumpActive, outboundBytes < 256 * 1024, task != nil {
             guard var source = bodySource else { return }
             let piece: ByteBuffer?
@@ -514,305 +336,4 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         closeSocket()
     }
 
-    // MARK: - I/O
-
-    func selectorReady(_ events: SelectorEvents) {
-        if events.contains(.writable) { flush() }
-        if !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]), phase != .closed {
-            if phase == .ready, interest.isEmpty, let registration {
-                // Reading is paused (backpressure) and the peer closed or reset. epoll reports
-                // EPOLLRDHUP/EPOLLHUP/EPOLLERR whatever the interest, level-triggered, so the loop
-                // would spin until the delegate resumes: leave the selector until then
-                // (`setInterest` registers again), and read the end then.
-                loop.deregister(registration)
-                self.registration = nil
-                suspended = true
-                return
-            }
-            readAvailable(force: !events.isDisjoint(with: [.hangup, .error]))
-        }
-    }
-
-    /// The peer finished sending: nothing more will come, so stop watching the descriptor
-    /// (a level-triggered hang-up would otherwise wake the loop until we close it).
-    private func stopWatching() {
-        if let registration { loop.deregister(registration) }
-        registration = nil
-        interest = []
-    }
-
-    private func setInterest(_ wanted: Interest) {
-        if suspended, !wanted.isEmpty, phase != .closed, let socket {
-            suspended = false
-            do {
-                registration = try loop.register(socket.descriptor, interest: wanted, handler: self)
-                interest = wanted
-            } catch {
-                ioFailed(error)
-            }
-            return
-        }
-        guard wanted != interest, let registration, phase != .closed else { return }
-        interest = wanted
-        do {
-            try loop.reregister(registration, interest: wanted)
-        } catch {
-            ioFailed(error)
-        }
-    }
-
-    private func readAvailable(force: Bool) {
-        guard let socket else { return }
-        // A few reads per wake-up, then let other connections on the loop run.
-        for _ in 0..<4 {
-            guard phase != .closed, force || interest.contains(.read) || phase != .ready else { return }
-            let result: IOResult<Int>
-            do {
-                if tls != nil {
-                    result = try socket.read(into: &cipherIn, maximum: readSize)
-                } else {
-                    result = try socket.read(into: &readBuffer, maximum: readSize)
-                }
-            } catch {
-                if error.code == ECONNRESET {
-                    stopWatching()
-                    // A reset is an abort, not an end: a body delimited by the close (RFC 9112
-                    // §6.3 ¶8) may be cut short, so it fails like a TLS close without close_notify.
-                    if responseFraming == .untilClose, task != nil, phase == .ready {
-                        process(machine.errorCaught(ClientError(.remoteClosedDuringBody, cause: error, detail: "connection reset: the body may be truncated")))
-                        return
-                    }
-                    receivedEOF()
-                    return
-                }
-                ioFailed(error)
-                return
-            }
-            switch result {
-            case .wouldBlock:
-                return
-            case .processed(0):
-                stopWatching()
-                receivedEOF()
-                return
-            case .processed(let n):
-                lastRead = .now()
-                if n == readSize, readSize < 256 * 1024 { readSize *= 2 }
-                task?.firstByteReceived()
-                if let tls {
-                    tls.feedCiphertext(cipherIn)
-                    cipherIn.clear()
-                    if phase == .tlsHandshake { continueTLS() } else { readTLSPlaintext() }
-                } else {
-                    inbound(eof: false)
-                }
-                if n < readSize / 2 { return }
-            }
-        }
-    }
-
-    private func readTLSPlaintext() {
-        guard let tls, phase == .ready || phase == .proxyHandshake else { return }
-        while true {
-            do {
-                switch try tls.readPlaintext(into: &readBuffer, maxBytes: 256 * 1024) {
-                case .bytes:
-                    continue
-                case .wantMoreCiphertext:
-                    flushTLS()
-                    inbound(eof: false)
-                    return
-                case .closed:
-                    flushTLS()
-                    inbound(eof: true)
-                    return
-                }
-            } catch where error.reason == .unexpectedEOF {
-                // RFC 8446 §6.1: without close_notify, a body delimited by the close is truncated.
-                inbound(eof: false)
-                if responseFraming == .untilClose, task != nil {
-                    process(machine.errorCaught(ClientError(.remoteClosedDuringBody, cause: error, detail: "TLS closed without close_notify: the body may be truncated")))
-                } else {
-                    inbound(eof: true)
-                }
-                return
-            } catch {
-                // A TLS failure after the handshake (an alert, a bad record) is reported as the
-                // TLS layer's (.tls), not as a socket error. In TLS 1.3 this is also how a server's
-                // rejection of the client certificate arrives (RFC 8446 §4.4.2.4).
-                if phase == .ready, task != nil {
-                    process(machine.errorCaught(ClientError(.tls, cause: error, detail: error.description)))
-                } else {
-                    ioFailed(error)
-                }
-                return
-            }
-        }
-    }
-
-    private func receivedEOF() {
-        if let tls {
-            tls.feedEOF()
-            if phase == .tlsHandshake { continueTLS(); return }
-            readTLSPlaintext()
-        } else {
-            inbound(eof: true)
-        }
-    }
-
-    private func inbound(eof: Bool) {
-        switch phase {
-        case .proxyHandshake: continueProxyTunnel(eof: eof)
-        case .ready:
-            if eof {
-                let action = machine.readEOF(&readBuffer)
-                process(action)
-                drainInbound()
-                if phase != .closed && task == nil { closeSocket(); pool.connectionClosed(self) }
-            } else {
-                drainInbound()
-            }
-        case .connecting, .tlsHandshake:
-            if eof { setupFailed(ClientError(.connectionFailed, detail: "closed during setup")) }
-        case .closed:
-            break
-        }
-    }
-
-    /// Pulls actions from the state machine until it waits.
-    private func drainInbound() {
-        guard !isDraining else { return }
-        isDraining = true
-        defer {
-            isDraining = false
-            releaseSmallReadBuffer()
-        }
-        while phase == .ready {
-            let action = machine.nextInboundAction(&readBuffer)
-            switch action {
-            case .wait, .none:
-                process(action)
-                return
-            case .succeedRequest, .failRequest, .close:
-                process(action)
-                return
-            default:
-                process(action)
-            }
-        }
-    }
-
-    /// A connection waiting for its next response holds no read memory: once everything read
-    /// is consumed, a small buffer is let go (the next read allocates one, usually the same
-    /// block back from malloc). 256 idle connections then cost pages only for what is in
-    /// flight. Large buffers (a download in progress) are kept: reallocating them per read
-    /// would fault in fresh pages every time.
-    private func releaseSmallReadBuffer() {
-        if readBuffer.readableBytes == 0, readBuffer.capacity > 0, readBuffer.capacity <= 16 * 1024 {
-            readBuffer = ByteBuffer()
-        }
-    }
-
-    private func ioFailed(_ error: any Error & Sendable) {
-        if phase != .ready {
-            setupFailed(ClientError(.connectionFailed, cause: error, detail: "\(error)"))
-            return
-        }
-        if task != nil {
-            process(machine.errorCaught(ClientError(.ioError, cause: error, detail: "\(error)")))
-        } else {
-            closeSocket()
-            pool.connectionClosed(self)
-        }
-    }
-
-    /// Queues request bytes (encrypting them first on TLS) and writes what the socket takes.
-    private func write(_ bytes: ByteBuffer) {
-        if let tls {
-            do {
-                try tls.writePlaintext(bytes)
-            } catch {
-                ioFailed(error)
-                return
-            }
-            flushTLS()
-        } else {
-            writePlain(bytes)
-        }
-    }
-
-    private func flushTLS() {
-        guard let tls, tls.hasPendingCiphertext else { return }
-        var out = ByteBuffer(capacity: tls.pendingCiphertextCount)
-        tls.drainCiphertext(into: &out)
-        writePlain(out)
-    }
-
-    private func writePlain(_ bytes: ByteBuffer) {
-        guard bytes.readableBytes > 0 else { return }
-        outbound.append(bytes)
-        outboundBytes += bytes.readableBytes
-        flush()
-    }
-
-    private func flush() {
-        guard let socket, phase != .closed else { return }
-        while !outbound.isEmpty {
-            let result: IOResult<Int>
-            do {
-                result = try socket.write(outbound)
-            } catch {
-                if error.code == EPIPE || error.code == ECONNRESET {
-                    // The peer is gone; what it said before going (if anything) is still to be read.
-                    // Read it first (a TLS alert such as certificate_required, an early response):
-                    // the kernel keeps received bytes after a reset, and the read that finds
-                    // none reports the EOF. Jumping straight to EOF would lose them.
-                    outbound.removeAll()
-                    outboundBytes = 0
-                    if interest.contains(.read) || phase != .ready { readAvailable(force: true) } else { receivedEOF() }
-                    return
-                }
-                ioFailed(error)
-                return
-            }
-            guard case .processed(var written) = result else {
-                setInterest(interest.union(.write))
-                return
-            }
-            outboundBytes -= written
-            while written > 0 {
-                let first = outbound[0].readableBytes
-                if written >= first {
-                    outbound.removeFirst()
-                    written -= first
-                } else {
-                    outbound[0].moveReaderIndex(forwardBy: written)
-                    written = 0
-                }
-            }
-        }
-        if interest.contains(.write) { setInterest(interest.subtracting(.write)) }
-        if requestWritten { task?.requestFlushed() }
-        if bodyPumpActive { pumpBody() }
-    }
-
-    private func closeSocket() {
-        guard phase != .closed else { return }
-        phase = .closed
-        if let setupTimer { loop.cancelTimer(setupTimer) }
-        setupTimer = nil
-        cancelIdleTimer()
-        cancelRequestTimers()
-        if let idleReadTimer { loop.cancelTimer(idleReadTimer) }
-        idleReadTimer = nil
-        if let registration { loop.deregister(registration) }
-        registration = nil
-        socket?.close()
-        socket = nil
-        tls = nil
-        outbound.removeAll()
-        outboundBytes = 0
-        readBuffer = ByteBuffer()
-        stopBody()
-    }
 }

@@ -1,0 +1,311 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CourierCore
+import CourierHTTP1
+import CourierPosix
+import CourierTLS
+
+/// Socket I/O: readiness, reads (plain or through TLS), EOF, the outbound queue and `writev`.
+extension HTTP1Connection {
+
+    func selectorReady(_ events: SelectorEvents) {
+        if events.contains(.writable) { flush() }
+        if !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]), phase != .closed {
+            if phase == .ready, interest.isEmpty, let registration {
+                // Reading is paused (backpressure) and the peer closed or reset. epoll reports
+                // EPOLLRDHUP/EPOLLHUP/EPOLLERR whatever the interest, level-triggered, so the loop
+                // would spin until the delegate resumes: leave the selector until then
+                // (`setInterest` registers again), and read the end then.
+                loop.deregister(registration)
+                self.registration = nil
+                suspended = true
+                return
+            }
+            readAvailable(force: !events.isDisjoint(with: [.hangup, .error]))
+        }
+    }
+
+    /// The peer finished sending: nothing more will come, so stop watching the descriptor
+    /// (a level-triggered hang-up would otherwise wake the loop until we close it).
+    func stopWatching() {
+        if let registration { loop.deregister(registration) }
+        registration = nil
+        interest = []
+    }
+
+    func setInterest(_ wanted: Interest) {
+        if suspended, !wanted.isEmpty, phase != .closed, let socket {
+            suspended = false
+            do {
+                registration = try loop.register(socket.descriptor, interest: wanted, handler: self)
+                interest = wanted
+            } catch {
+                ioFailed(error)
+            }
+            return
+        }
+        guard wanted != interest, let registration, phase != .closed else { return }
+        interest = wanted
+        do {
+            try loop.reregister(registration, interest: wanted)
+        } catch {
+            ioFailed(error)
+        }
+    }
+
+    func readAvailable(force: Bool) {
+        guard let socket else { return }
+        // A few reads per wake-up, then let other connections on the loop run.
+        for _ in 0..<4 {
+            guard phase != .closed, force || interest.contains(.read) || phase != .ready else { return }
+            let result: IOResult<Int>
+            do {
+                if tls != nil {
+                    result = try socket.read(into: &cipherIn, maximum: readSize)
+                } else {
+                    result = try socket.read(into: &readBuffer, maximum: readSize)
+                }
+            } catch {
+                if error.code == ECONNRESET {
+                    stopWatching()
+                    // A reset is an abort, not an end: a body delimited by the close (RFC 9112
+                    // §6.3 ¶8) may be cut short, so it fails like a TLS close without close_notify.
+                    if responseFraming == .untilClose, task != nil, phase == .ready {
+                        process(machine.errorCaught(ClientError(.remoteClosedDuringBody, cause: error, detail: "connection reset: the body may be truncated")))
+                        return
+                    }
+                    receivedEOF()
+                    return
+                }
+                ioFailed(error)
+                return
+            }
+            switch result {
+            case .wouldBlock:
+                return
+            case .processed(0):
+                stopWatching()
+                receivedEOF()
+                return
+            case .processed(let n):
+                lastRead = .now()
+                if n == readSize, readSize < 256 * 1024 { readSize *= 2 }
+                task?.firstByteReceived()
+                if let tls {
+                    tls.feedCiphertext(cipherIn)
+                    cipherIn.clear()
+                    if phase == .tlsHandshake { continueTLS() } else { readTLSPlaintext() }
+                } else {
+                    inbound(eof: false)
+                }
+                if n < readSize / 2 { return }
+            }
+        }
+    }
+
+    func readTLSPlaintext() {
+        guard let tls, phase == .ready || phase == .proxyHandshake else { return }
+        while true {
+            do {
+                switch try tls.readPlaintext(into: &readBuffer, maxBytes: 256 * 1024) {
+                case .bytes:
+                    continue
+                case .wantMoreCiphertext:
+                    flushTLS()
+                    inbound(eof: false)
+                    return
+                case .closed:
+                    flushTLS()
+                    inbound(eof: true)
+                    return
+                }
+            } catch where error.reason == .unexpectedEOF {
+                // RFC 8446 §6.1: without close_notify, a body delimited by the close is truncated.
+                inbound(eof: false)
+                if responseFraming == .untilClose, task != nil {
+                    process(machine.errorCaught(ClientError(.remoteClosedDuringBody, cause: error, detail: "TLS closed without close_notify: the body may be truncated")))
+                } else {
+                    inbound(eof: true)
+                }
+                return
+            } catch {
+                // A TLS failure after the handshake (an alert, a bad record) is reported as the
+                // TLS layer's (.tls), not as a socket error. In TLS 1.3 this is also how a server's
+                // rejection of the client certificate arrives (RFC 8446 §4.4.2.4).
+                if phase == .ready, task != nil {
+                    process(machine.errorCaught(ClientError(.tls, cause: error, detail: error.description)))
+                } else {
+                    ioFailed(error)
+                }
+                return
+            }
+        }
+    }
+
+    func receivedEOF() {
+        if let tls {
+            tls.feedEOF()
+            if phase == .tlsHandshake { continueTLS(); return }
+            readTLSPlaintext()
+        } else {
+            inbound(eof: true)
+        }
+    }
+
+    func inbound(eof: Bool) {
+        switch phase {
+        case .proxyHandshake: continueProxyTunnel(eof: eof)
+        case .ready:
+            if eof {
+                let action = machine.readEOF(&readBuffer)
+                process(action)
+                drainInbound()
+                if phase != .closed && task == nil { closeSocket(); pool.connectionClosed(self) }
+            } else {
+                drainInbound()
+            }
+        case .connecting, .tlsHandshake:
+            if eof { setupFailed(ClientError(.connectionFailed, detail: "closed during setup")) }
+        case .closed:
+            break
+        }
+    }
+
+    /// Pulls actions from the state machine until it waits.
+    func drainInbound() {
+        guard !isDraining else { return }
+        isDraining = true
+        defer {
+            isDraining = false
+            releaseSmallReadBuffer()
+        }
+        while phase == .ready {
+            let action = machine.nextInboundAction(&readBuffer)
+            switch action {
+            case .wait, .none:
+                process(action)
+                return
+            case .succeedRequest, .failRequest, .close:
+                process(action)
+                return
+            default:
+                process(action)
+            }
+        }
+    }
+
+    /// A connection waiting for its next response holds no read memory: once everything read
+    /// is consumed, a small buffer is let go (the next read allocates one, usually the same
+    /// block back from malloc). 256 idle connections then cost pages only for what is in
+    /// flight. Large buffers (a download in progress) are kept: reallocating them per read
+    /// would fault in fresh pages every time.
+    func releaseSmallReadBuffer() {
+        if readBuffer.readableBytes == 0, readBuffer.capacity > 0, readBuffer.capacity <= 16 * 1024 {
+            readBuffer = ByteBuffer()
+        }
+    }
+
+    func ioFailed(_ error: any Error & Sendable) {
+        if phase != .ready {
+            setupFailed(ClientError(.connectionFailed, cause: error, detail: "\(error)"))
+            return
+        }
+        if task != nil {
+            process(machine.errorCaught(ClientError(.ioError, cause: error, detail: "\(error)")))
+        } else {
+            closeSocket()
+            pool.connectionClosed(self)
+        }
+    }
+
+    /// Queues request bytes (encrypting them first on TLS) and writes what the socket takes.
+    func write(_ bytes: ByteBuffer) {
+        if let tls {
+            do {
+                try tls.writePlaintext(bytes)
+            } catch {
+                ioFailed(error)
+                return
+            }
+            flushTLS()
+        } else {
+            writePlain(bytes)
+        }
+    }
+
+    func flushTLS() {
+        guard let tls, tls.hasPendingCiphertext else { return }
+        var out = ByteBuffer(capacity: tls.pendingCiphertextCount)
+        tls.drainCiphertext(into: &out)
+        writePlain(out)
+    }
+
+    func writePlain(_ bytes: ByteBuffer) {
+        guard bytes.readableBytes > 0 else { return }
+        outbound.append(bytes)
+        outboundBytes += bytes.readableBytes
+        flush()
+    }
+
+    func flush() {
+        guard let socket, phase != .closed else { return }
+        while !outbound.isEmpty {
+            let result: IOResult<Int>
+            do {
+                result = try socket.write(outbound)
+            } catch {
+                if error.code == EPIPE || error.code == ECONNRESET {
+                    // The peer is gone; what it said before going (if anything) is still to be read.
+                    // Read it first (a TLS alert such as certificate_required, an early response):
+                    // the kernel keeps received bytes after a reset, and the read that finds
+                    // none reports the EOF. Jumping straight to EOF would lose them.
+                    outbound.removeAll()
+                    outboundBytes = 0
+                    if interest.contains(.read) || phase != .ready { readAvailable(force: true) } else { receivedEOF() }
+                    return
+                }
+                ioFailed(error)
+                return
+            }
+            guard case .processed(var written) = result else {
+                setInterest(interest.union(.write))
+                return
+            }
+            outboundBytes -= written
+            while written > 0 {
+                let first = outbound[0].readableBytes
+                if written >= first {
+                    outbound.removeFirst()
+                    written -= first
+                } else {
+                    outbound[0].moveReaderIndex(forwardBy: written)
+                    written = 0
+                }
+            }
+        }
+        if interest.contains(.write) { setInterest(interest.subtracting(.write)) }
+        if requestWritten { task?.requestFlushed() }
+        if bodyPumpActive { pumpBody() }
+    }
+
+    func closeSocket() {
+        guard phase != .closed else { return }
+        phase = .closed
+        if let setupTimer { loop.cancelTimer(setupTimer) }
+        setupTimer = nil
+        cancelIdleTimer()
+        cancelRequestTimers()
+        if let idleReadTimer { loop.cancelTimer(idleReadTimer) }
+        idleReadTimer = nil
+        if let registration { loop.deregister(registration) }
+        registration = nil
+        socket?.close()
+        socket = nil
+        tls = nil
+        outbound.removeAll()
+        outboundBytes = 0
+        readBuffer = ByteBuffer()
+        stopBody()
+    }
+}
