@@ -36,11 +36,18 @@ public final class HTTPClient: Sendable {
     ///
     /// The delegate is handed over: the client calls it from its loops, one call at a time,
     /// and the caller must not use it concurrently.
+    ///
+    /// After ``shutdown()`` the request fails at once with `.poolShutdown`, and that one
+    /// `didFail` is called on the caller's thread (the loops may be gone).
     @discardableResult
     public func execute(_ request: HTTPClientRequest, delegate: sending any HTTPClientResponseDelegate) -> HTTPClientTask {
         let loop = eventLoopGroup.currentLoop ?? eventLoopGroup.next()
         let task = HTTPClientTask(client: self, request: request, delegate: delegate, homeLoop: loop)
-        task.start()
+        if pool.isShutDown {
+            task.failWithoutLoop(ClientError(.poolShutdown))
+        } else {
+            task.start()
+        }
         return task
     }
 

@@ -121,6 +121,11 @@ public final class HTTPClientTask: @unchecked Sendable {
         }
     }
 
+    /// Ends the task on the caller's thread: only for a client already shut down.
+    func failWithoutLoop(_ error: ClientError) {
+        end(failure: error)
+    }
+
     private static func validate(_ request: HTTPClientRequest) -> ClientError? {
         for name in ["Content-Length", "Transfer-Encoding"] where request.headers.contains(name) {
             return ClientError(.invalidRequest, detail: "\(name) is derived from the body; do not set it (RFC 9112 §6)")

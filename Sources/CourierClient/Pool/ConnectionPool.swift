@@ -24,7 +24,8 @@ final class ConnectionPool: Sendable {
     private let configuration: HTTPClientConfiguration
     private let state = Mutex(State())
     private let contexts = Mutex<[TLSConfiguration: TLSContext]>([:])
-    private let shutdownDone = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Everyone waiting for shutdown to finish (`shutdown()` may be called more than once).
+    private let shutdownDone = Mutex<[@Sendable () -> Void]>([])
 
     init(group: EventLoopGroup, resolver: Resolver, configuration: HTTPClientConfiguration) {
         self.group = group
@@ -56,8 +57,8 @@ final class ConnectionPool: Sendable {
     /// Queues `task` for a connection to `key`.
     func acquire(_ task: HTTPClientTask, key: PoolKey, timeouts: HTTPClientTimeouts) {
         let actions = state.withLock { state -> [ConnectionPoolStateMachine<Int>.Action] in
-            if state.isShutDown { return [.failWaiter(task.id, ClientError(.poolShutdown))] }
             state.waiters[task.id] = task
+            if state.isShutDown { return [.failWaiter(task.id, ClientError(.poolShutdown))] }
             return state.machines[key, default: ConnectionPoolStateMachine(configuration: machineConfiguration())]
                 .requestConnection(waiter: task.id)
         }
@@ -116,8 +117,10 @@ final class ConnectionPool: Sendable {
     /// Closes idle connections, fails waiting tasks, refuses new ones; `done` runs once every
     /// leased connection has been released.
     func shutdown(_ done: @escaping @Sendable () -> Void) {
-        shutdownDone.withLock { $0 = done }
+        shutdownDone.withLock { $0.append(done) }
         let batches = state.withLock { state -> [(PoolKey, [ConnectionPoolStateMachine<Int>.Action])] in
+            // A second call only waits for the first one's pending keys.
+            guard !state.isShutDown else { return [] }
             state.isShutDown = true
             state.shutdownPending = Set(state.machines.keys)
             return state.machines.keys.map { key in (key, state.machines[key]!.shutdown()) }
@@ -127,12 +130,12 @@ final class ConnectionPool: Sendable {
     }
 
     private func checkShutdownComplete() {
-        let finished = state.withLock { $0.isShutDown && $0.shutdownPending.isEmpty }
-        guard finished, let done = shutdownDone.withLock({ value -> (@Sendable () -> Void)? in
-            defer { value = nil }
-            return value
-        }) else { return }
-        done()
+        guard state.withLock({ $0.isShutDown && $0.shutdownPending.isEmpty }) else { return }
+        let waiting = shutdownDone.withLock { waiting -> [@Sendable () -> Void] in
+            defer { waiting.removeAll() }
+            return waiting
+        }
+        for done in waiting { done() }
     }
 
     // MARK: Actions
@@ -178,6 +181,9 @@ final class ConnectionPool: Sendable {
             }
         }
     }
+
+    /// Whether `shutdown` has begun.
+    var isShutDown: Bool { state.withLock { $0.isShutDown } }
 
     /// For tests: open connections per key.
     func openConnectionCount() -> Int {

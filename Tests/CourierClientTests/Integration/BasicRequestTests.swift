@@ -2,6 +2,7 @@ import CourierClient
 import CourierCore
 import CourierHTTP1
 import CourierTestSupport
+import Dispatch
 import Testing
 
 @Suite(.serialized) struct BasicRequestTests {
@@ -23,6 +24,51 @@ import Testing
             #expect(second.metrics?.connectEnd == nil)
             #expect(server.connectionsAccepted == 1)
             #expect(second.events == [.headSent, .head(200), .body(7), .finished])
+        }
+    }
+}
+
+@Suite(.serialized) struct ShutdownTests {
+    @Test func requestsAfterShutdownFailAtOnce() throws {
+        try FileDescriptors.exclusively {
+            try FileDescriptors.expectNoLeakedDescriptors {
+                var configuration = HTTPClientConfiguration()
+                configuration.eventLoopThreads = 1
+                let client = try HTTPClient(configuration: configuration)
+                client.shutdown()
+                let delegate = RecordingDelegate()
+                client.execute(try get("http://127.0.0.1:9/"), delegate: delegate)
+                #expect(delegate.wait(seconds: 5))
+                #expect(delegate.error?.code == .poolShutdown)
+            }
+        }
+    }
+
+    @Test func shutdownFailsRequestsWaitingForAConnection() throws {
+        try withClient(configure: { $0.maximumConnectionsPerHost = 1 }) { client in
+            let server = try ScriptedServer()
+            let release = TestEvent()
+            defer { release.signal(); server.shutdown() }
+            let arrived = TestEvent()
+            server.route("/hold") { _, connection in
+                arrived.signal()
+                try connection.stall(until: release)
+                try connection.respond(status: 200, body: "done")
+            }
+            let first = RecordingDelegate()
+            client.execute(try get("\(server.baseURL)/hold"), delegate: first)
+            #expect(arrived.wait())
+            let second = RecordingDelegate()
+            client.execute(try get("\(server.baseURL)/hold"), delegate: second)
+            // Shut down on another thread: it waits for the first request, which the release ends.
+            let shutdownDone = TestEvent()
+            DispatchQueue.global().async { client.shutdown(); shutdownDone.signal() }
+            #expect(second.wait(seconds: 5))
+            #expect(second.error?.code == .poolShutdown)
+            release.signal()
+            #expect(first.wait(seconds: 5))
+            #expect(first.head?.status == 200)
+            #expect(shutdownDone.wait())
         }
     }
 }
