@@ -61,84 +61,44 @@ final class ProxyCore: Sendable {
         var connectFailureStatus: Int?
     }
 
-    let port: Int
-    let listenFD: Int32
-    /// The write end of the wake pipe.
-    let wakeFD: Int32
-    let wakeReadFD: Int32
+    let listener: Listener
     let expectedAuthorization: String?
     let records = Mutex(Records())
-    let registry = ConnectionRegistry()
-    private let stopped = TestEvent()
-    private let stopStarted = Atomic(false)
-    private let stopDone = TestEvent()
-    private let acceptThread = ThreadGroup()
-    private let connectionThreads = ThreadGroup()
 
     init(expectedAuthorization: String?) throws {
         self.expectedAuthorization = expectedAuthorization
-        let (fd, port) = try Socket.listen(on: .loopbackIPv4, backlog: 256)
-        self.listenFD = fd
-        self.port = port
-        do {
-            (self.wakeReadFD, self.wakeFD) = try Socket.makeWakePipe()
-        } catch {
-            Glibc.close(fd)
-            throw error
-        }
+        self.listener = try Listener(address: .loopbackIPv4, backlog: 256)
     }
 
     func start() throws {
-        guard acceptThread.spawn({ [self] in acceptLoop() }) else {
-            shutdown()
-            throw TestServerError("pthread_create", errno: EAGAIN)
-        }
+        try listener.start({ [self] in acceptLoop() }, orElse: shutdown)
     }
+
+    var port: Int { listener.port }
+    var registry: ConnectionRegistry { listener.registry }
 
     private func acceptLoop() {
         var nextID = 0
-        while !stopped.isSignaled {
-            var fds = [
-                pollfd(fd: wakeReadFD, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),
-            ]
-            let rc = Glibc.poll(&fds, 2, -1)
-            if rc < 0 { if errno == EINTR { continue } else { return } }
-            if fds[0].revents != 0 { Socket.drainWake(wakeReadFD); continue }
-            guard !stopped.isSignaled else { return }
-            let fd = Glibc.accept(listenFD, nil, nil)
-            guard fd >= 0 else { continue }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        while !listener.stopped.isSignaled {
+            switch listener.waitForConnection() {
+            case .failed: return
+            case .woken: continue
+            case .connectionPending: break
+            }
+            guard !listener.stopped.isSignaled else { return }
+            guard let fd = listener.accept() else { continue }
             Socket.setNoDelay(fd)
             let id = nextID
             nextID += 1
             records.withLock { $0.accepted += 1 }
             registry.add(id, fds: [fd])
-            let spawned = connectionThreads.spawn { [self] in
+            _ = listener.spawnConnection(fd, id: id) { [self] in
                 ProxyConnection(id: id, fd: fd, core: self).run()
-            }
-            if !spawned {
-                _ = registry.remove(id)
-                Glibc.close(fd)
             }
         }
     }
 
-    func shutdown() {
-        guard !stopStarted.exchange(true, ordering: .acquiringAndReleasing) else {
-            stopDone.wait(timeout: .seconds(60))
-            return
-        }
-        stopped.signal()
-        Socket.wake(wakeFD)
-        acceptThread.waitAll()
-        registry.shutdownAll()
-        connectionThreads.waitAll()
-        Glibc.close(listenFD)
-        Glibc.close(wakeFD)
-        Glibc.close(wakeReadFD)
-        stopDone.signal()
-    }
+    func shutdown() { listener.shutdown() }
 }
 
 /// One client connection to the proxy, on its own thread.

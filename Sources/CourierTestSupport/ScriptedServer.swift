@@ -94,7 +94,7 @@ public final class ScriptedServer: Sendable {
         get { core.acceptState.withLock { $0.delay } }
         set {
             core.acceptState.withLock { $0.delay = newValue }
-            Socket.wake(core.wakeFD)
+            core.listener.wake()
         }
     }
 
@@ -102,12 +102,12 @@ public final class ScriptedServer: Sendable {
     /// the backlog) but are not served.
     public func pauseAccepting() {
         core.acceptState.withLock { $0.paused = true }
-        Socket.wake(core.wakeFD)
+        core.listener.wake()
     }
 
     public func resumeAccepting() {
         core.acceptState.withLock { $0.paused = false }
-        Socket.wake(core.wakeFD)
+        core.listener.wake()
     }
 
     /// Closes every connection that is idle between requests (FIN, with close_notify for TLS),
@@ -181,11 +181,7 @@ final class ServerCore: Sendable {
     enum Counter { case requests, accepted, openAtMost }
 
     let address: ServerAddress
-    let port: Int
-    let listenFD: Int32
-    /// The write end of the wake pipe.
-    let wakeFD: Int32
-    let wakeReadFD: Int32
+    let listener: Listener
     let tlsContext: TLSServerContext?
     let routes = Mutex<[String: Route]>([:])
     let defaultRoute = Mutex(Route(bodyReading: .automatic) { request, connection in
@@ -195,34 +191,22 @@ final class ServerCore: Sendable {
     let acceptState = Mutex(AcceptState())
     let stats = Mutex(Stats())
     let log = RequestLog()
-    let registry = ConnectionRegistry()
-    let stopped = TestEvent()
-    private let stopStarted = Atomic(false)
-    private let stopDone = TestEvent()
-    private let acceptThread = ThreadGroup()
-    private let connectionThreads = ThreadGroup()
     private let waiters = Mutex<[(Counter, Int, TestEvent)]>([])
 
     init(tls: ServerTLS?, address: ServerAddress, backlog: Int32) throws {
         self.tlsContext = try tls.map { settings throws(TestTLSError) in try TLSServerContext(settings) }
         self.address = address
-        let (fd, port) = try Socket.listen(on: address, backlog: backlog)
-        self.listenFD = fd
-        self.port = port
-        do {
-            (self.wakeReadFD, self.wakeFD) = try Socket.makeWakePipe()
-        } catch {
-            Glibc.close(fd)
-            throw error
-        }
+        self.listener = try Listener(address: address, backlog: backlog)
     }
 
     func start() throws {
-        guard acceptThread.spawn({ [self] in acceptLoop() }) else {
-            shutdown()
-            throw TestServerError("pthread_create", errno: EAGAIN)
-        }
+        try listener.start({ [self] in acceptLoop() }, orElse: shutdown)
     }
+
+    var port: Int { listener.port }
+    var registry: ConnectionRegistry { listener.registry }
+    /// Set once shutdown began: every wait of a connection thread also ends on it.
+    var stopped: TestEvent { listener.stopped }
 
     var acceptHook: (@Sendable (ServerConnection) throws -> Void)? { acceptHookStorage.withLock { $0 } }
 
@@ -279,17 +263,12 @@ final class ServerCore: Sendable {
             if let delay = state.delay, !state.paused {
                 if stopped.wait(timeout: delay) { return }
             }
-            var fds = [
-                pollfd(fd: wakeReadFD, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),
-            ]
-            let rc = Glibc.poll(&fds, state.paused ? 1 : 2, -1)
-            if rc < 0 { if errno == EINTR { continue } else { return } }
-            if fds[0].revents != 0 { Socket.drainWake(wakeReadFD); continue }
-            guard fds[1].revents != 0, !stopped.isSignaled, !acceptState.withLock({ $0.paused }) else { continue }
-            let fd = Glibc.accept(listenFD, nil, nil)
-            guard fd >= 0 else { continue }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            switch listener.waitForConnection(listening: !state.paused) {
+            case .failed: return
+            case .woken: continue
+            case .connectionPending: break
+            }
+            guard !stopped.isSignaled, !acceptState.withLock({ $0.paused }), let fd = listener.accept() else { continue }
             if case .unix = address {} else { Socket.setNoDelay(fd) }
             let id = nextID
             nextID += 1
@@ -300,34 +279,18 @@ final class ServerCore: Sendable {
             }
             registry.add(id, fds: [fd])
             notifyWaiters()
-            let spawned = connectionThreads.spawn { [self] in
+            let spawned = listener.spawnConnection(fd, id: id) { [self] in
                 ServerConnection(id: id, fd: fd, core: self).run()
             }
-            if !spawned {
-                _ = registry.remove(id)
-                Glibc.close(fd)
-                connectionClosed()
-            }
+            if !spawned { connectionClosed() }
         }
     }
 
     /// Stops accepting, wakes and closes every connection, waits for all threads, frees fds.
     func shutdown() {
-        guard !stopStarted.exchange(true, ordering: .acquiringAndReleasing) else {
-            stopDone.wait(timeout: .seconds(60))
-            return
+        listener.shutdown {
+            if case .unix(let path) = address { unlink(path) }
+            notifyWaiters()
         }
-        stopped.signal()
-        Socket.wake(wakeFD)
-        acceptThread.waitAll()
-        // No new connection can appear now; wake the existing ones (reads see EOF, writes fail).
-        registry.shutdownAll()
-        connectionThreads.waitAll()
-        Glibc.close(listenFD)
-        Glibc.close(wakeFD)
-        Glibc.close(wakeReadFD)
-        if case .unix(let path) = address { unlink(path) }
-        notifyWaiters()
-        stopDone.signal()
     }
 }

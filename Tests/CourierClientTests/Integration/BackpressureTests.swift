@@ -56,9 +56,7 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
     enum Framing: CaseIterable, Sendable { case contentLength, chunked, untilClose }
 
     @Test(arguments: Framing.allCases, [false, true]) func pauseUntilResume(framing: Framing, tls: Bool) throws {
-        try withClient(configure: { $0.tls = testTLS }) { client in
-            let server = try ScriptedServer(tls: tls ? ServerTLS() : nil)
-            defer { server.shutdown() }
+        try withClientAndServer(configure: { $0.tls = testTLS }, tls: tls ? ServerTLS() : nil) { client, server in
             let payload = Self.payload
             server.route("/big") { _, connection in
                 switch framing {
@@ -107,9 +105,7 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
     /// While paused, the end of the response (FIN or RST) may already be waiting on the socket.
     /// The loop must not spin on that readiness until the delegate resumes: it stays idle.
     @Test(arguments: [false, true]) func pausedConnectionWithPeerGoneDoesNotSpin(reset: Bool) throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             // Small enough for the socket buffers to hold it all, so the FIN (or RST) arrives while the
             // client is paused.
             let payload = Array(Self.payload.prefix(64 * 1024))
@@ -145,9 +141,7 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
 
     /// Resuming while not paused, or twice, is harmless.
     @Test func resumeWithoutPause() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/x") { _, connection in try connection.respond(status: 200, body: "x") }
             let (task, delegate) = start(client, try get("\(server.baseURL)/x"))
             task.resumeReading()

@@ -7,9 +7,7 @@ import Testing
 
 @Suite(.serialized) struct BasicRequestTests {
     @Test func getAndKeepAliveReuse() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/hello") { request, connection in
                 try connection.respond(status: 200, headers: [("Content-Type", "text/plain")], body: "hello \(request.indexOnConnection)")
             }

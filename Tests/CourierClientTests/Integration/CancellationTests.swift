@@ -9,31 +9,16 @@ import Testing
 /// is closed, and a request cancelled in the pool queue leaves the connections alone.
 @Suite(.serialized) struct CancellationTests {
     @Test func cancelWhileWaitingInPool() throws {
-        try withClient(configure: { $0.maximumConnectionsPerHost = 1 }) { client in
-            let server = try ScriptedServer()
-            let release = TestEvent()
-            defer {
-                release.signal()
-                server.shutdown()
-            }
-            let arrived = TestEvent()
-            server.route("/hold") { _, connection in
-                arrived.signal()
-                try connection.stall(until: release)
-                try connection.respond(status: 200, body: "held")
-            }
+        try withClientAndServer(configure: { $0.maximumConnectionsPerHost = 1 }) { client, server in
             server.route("/quick") { _, connection in try connection.respond(status: 200, body: "quick") }
-            let (_, holder) = start(client, try get("\(server.baseURL)/hold"))
-            #expect(arrived.wait())
+            let holder = try HeldRequest(client, server)
             let (task, queued) = start(client, try get("\(server.baseURL)/quick"))
             task.cancel()
             #expect(queued.wait())
             #expect(queued.events == [.failed("cancelled")])
             #expect(queued.error?.phase == .cancelled)
             // The connection in use is untouched: the first request finishes on it...
-            release.signal()
-            #expect(holder.wait())
-            #expect(holder.bodyString == "held")
+            holder.finish()
             // ...and it is reused afterwards.
             let next = run(client, try get("\(server.baseURL)/quick"))
             #expect(next.bodyString == "quick")
@@ -46,9 +31,7 @@ import Testing
     }
 
     @Test func cancelWhileConnecting() throws {
-        try withClient { client in
-            let server = try ScriptedServer(backlog: 1)
-            defer { server.shutdown() }
+        try withClientAndServer(backlog: 1) { client, server in
             server.pauseAccepting()
             guard let filler = AcceptQueueFiller(port: server.port) else {
                 withKnownIssue("loopback connect does not hang on this kernel") { Issue.record("no hang") }
@@ -65,20 +48,10 @@ import Testing
     }
 
     @Test func cancelDuringTLSHandshake() throws {
-        try withClient(configure: { $0.tls = testTLS }) { client in
-            let server = try ScriptedServer(tls: ServerTLS())
-            let release = TestEvent()
-            defer {
-                release.signal()
-                server.shutdown()
-            }
-            let accepted = TestEvent()
-            server.onAccept { connection in
-                accepted.signal()
-                try connection.stall(until: release)
-            }
+        try withClientAndServer(configure: { $0.tls = testTLS }, tls: ServerTLS()) { client, server in
+            let hold = server.holdingAccepts()
             let (task, delegate) = start(client, try get("\(server.baseURL)/"))
-            #expect(accepted.wait())
+            #expect(hold.arrived.wait())
             task.cancel()
             #expect(delegate.wait(seconds: 5))
             #expect(delegate.events == [.failed("cancelled")])
@@ -87,7 +60,7 @@ import Testing
             // The request only waited for the connection: the handshake goes on, and the
             // connection then serves the next request.
             server.route("/after") { _, connection in try connection.respond(status: 200, body: "after") }
-            release.signal()
+            hold.release()
             let next = run(client, try get("\(server.baseURL)/after"))
             #expect(next.bodyString == "after")
             #expect(server.connectionsAccepted == 1)
@@ -96,43 +69,26 @@ import Testing
     }
 
     @Test func cancelAfterHeadSentBeforeResponse() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            let release = TestEvent()
-            defer {
-                release.signal()
-                server.shutdown()
-            }
-            let arrived = TestEvent()
-            server.route("/wait") { _, connection in
-                arrived.signal()
-                try connection.stall(until: release)
-            }
+        try withClientAndServer { client, server in
+            let hold = server.holdingRoute("/wait")
             let (task, delegate) = start(client, try get("\(server.baseURL)/wait"))
-            #expect(arrived.wait())
+            #expect(hold.arrived.wait())
             task.cancel()
             #expect(delegate.wait(seconds: 5))
             #expect(delegate.events == [.headSent, .failed("cancelled")])
             // The connection was closed: once the handler returns, the server reads EOF.
-            release.signal()
-            #expect(server.waitForAllConnectionsClosed(timeout: .seconds(5)))
-            settle(client)
-            #expect(client.openConnectionCount == 0)
+            hold.release()
+            expectAllConnectionsClosed(client, server)
             #expect(delegate.endCount == 1)
         }
     }
 
     @Test func cancelMidBody() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            let release = TestEvent()
-            defer {
-                release.signal()
-                server.shutdown()
-            }
+        try withClientAndServer { client, server in
+            let hold = Hold()
             server.route("/body") { _, connection in
                 try connection.send("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789")
-                try connection.stall(until: release)
+                try hold.wait(connection)
             }
             let (_, delegate) = start(client, try get("\(server.baseURL)/body")) { delegate in
                 // Cancel from inside the delegate, on the loop, as soon as body bytes arrive.
@@ -140,18 +96,14 @@ import Testing
             }
             #expect(delegate.wait(seconds: 5))
             #expect(delegate.events == [.headSent, .head(200), .body(10), .failed("cancelled")])
-            release.signal()
-            #expect(server.waitForAllConnectionsClosed(timeout: .seconds(5)))
-            settle(client)
-            #expect(client.openConnectionCount == 0)
+            hold.release()
+            expectAllConnectionsClosed(client, server)
             #expect(delegate.endCount == 1)
         }
     }
 
     @Test func cancelAfterCompletionIsNoOp() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/done") { _, connection in try connection.respond(status: 200, body: "done") }
             let (task, delegate) = start(client, try get("\(server.baseURL)/done"))
             #expect(delegate.wait())
@@ -167,20 +119,10 @@ import Testing
     }
 
     @Test func doubleCancelInFlight() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            let release = TestEvent()
-            defer {
-                release.signal()
-                server.shutdown()
-            }
-            let arrived = TestEvent()
-            server.route("/wait") { _, connection in
-                arrived.signal()
-                try connection.stall(until: release)
-            }
+        try withClientAndServer { client, server in
+            let hold = server.holdingRoute("/wait")
             let (task, delegate) = start(client, try get("\(server.baseURL)/wait"))
-            #expect(arrived.wait())
+            #expect(hold.arrived.wait())
             task.cancel()
             task.cancel()
             #expect(delegate.wait(seconds: 5))
@@ -188,7 +130,7 @@ import Testing
             settle(client)
             #expect(delegate.events == [.headSent, .failed("cancelled")])
             #expect(delegate.endCount == 1)
-            release.signal()
+            hold.release()
             #expect(server.waitForAllConnectionsClosed(timeout: .seconds(5)))
         }
     }
@@ -196,9 +138,7 @@ import Testing
     /// Cancelled before the task even reached a loop: still exactly one `didFail(.cancelled)`,
     /// and no connection is opened for it.
     @Test func cancelImmediately() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/x") { _, connection in try connection.respond(status: 200, body: "x") }
             let (task, delegate) = start(client, try get("\(server.baseURL)/x"))
             task.cancel()

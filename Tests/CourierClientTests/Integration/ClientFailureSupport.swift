@@ -37,6 +37,85 @@ func settle(_ client: HTTPClient) {
     }
 }
 
+/// Where server handlers wait for the test: `arrived` is signalled when a handler gets there, and
+/// it stays until ``release()``, or until the server shuts down at the end of the test (every
+/// `ServerConnection` wait ends then).
+final class Hold: Sendable {
+    let arrived = TestEvent()
+    private let released = TestEvent()
+
+    /// In a handler: signals `arrived`, then waits for ``release()``.
+    func wait(_ connection: ServerConnection) throws {
+        arrived.signal()
+        try connection.stall(until: released)
+    }
+
+    func release() { released.signal() }
+}
+
+extension ScriptedServer {
+    /// Serves `path` with a handler that waits at the returned hold, then runs `then`.
+    func holdingRoute(_ path: String, then: @escaping @Sendable (ServerConnection) throws -> Void = { _ in }) -> Hold {
+        let hold = Hold()
+        route(path) { _, connection in
+            try hold.wait(connection)
+            try then(connection)
+        }
+        return hold
+    }
+
+    /// Makes every new connection wait at the returned hold before anything else (for TLS: before
+    /// the handshake, so the ClientHello is not answered).
+    func holdingAccepts() -> Hold {
+        let hold = Hold()
+        onAccept { connection in try hold.wait(connection) }
+        return hold
+    }
+}
+
+extension ScriptedServer {
+    /// Serves `path` by sending `bytes` exactly as given and closing the connection (FIN).
+    func routeClosing(_ path: String, after bytes: String) {
+        route(path) { _, connection in
+            try connection.send(bytes)
+            connection.close()
+        }
+    }
+
+    /// Serves `path` with a 200 whose body is `body(request)`, except for the second request on a
+    /// connection: that one is read, and the connection closed without a byte of response (what a
+    /// client sees when a kept-alive connection went stale under its request).
+    func routeClosingAtSecondRequest(_ path: String, body: @escaping @Sendable (RecordedRequest) -> String) {
+        route(path) { request, connection in
+            if request.indexOnConnection == 1 {
+                connection.close()
+                return
+            }
+            try connection.respond(status: 200, body: body(request))
+        }
+    }
+}
+
+/// A request that occupies a connection: its handler at `/hold` waits until ``finish()``.
+struct HeldRequest {
+    let hold: Hold
+    let delegate: RecordingDelegate
+
+    /// Starts a GET of `/hold` on `server` and returns once the server has it.
+    init(_ client: HTTPClient, _ server: ScriptedServer, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        hold = server.holdingRoute("/hold") { connection in try connection.respond(status: 200, body: "held") }
+        (_, delegate) = start(client, try get("\(server.baseURL)/hold"))
+        #expect(hold.arrived.wait(), sourceLocation: sourceLocation)
+    }
+
+    /// Lets the handler answer, and checks that the request then finished with its body.
+    func finish(sourceLocation: SourceLocation = #_sourceLocation) {
+        hold.release()
+        #expect(delegate.wait(), sourceLocation: sourceLocation)
+        #expect(delegate.bodyString == "held", sourceLocation: sourceLocation)
+    }
+}
+
 extension RecordingDelegate {
     /// How many of `didFinish` / `didFail` were called (must be exactly one).
     var endCount: Int {
@@ -54,11 +133,30 @@ extension RecordingDelegate {
     }
 }
 
-/// A request with per-request timeouts.
-func get(_ url: String, timeouts: HTTPClientTimeouts) throws -> HTTPClientRequest {
+/// A request with per-request timeouts (nil: the client's).
+func get(_ url: String, timeouts: HTTPClientTimeouts?) throws -> HTTPClientRequest {
     var request = try get(url)
-    request.timeouts = timeouts
+    if let timeouts { request.timeouts = timeouts }
     return request
+}
+
+/// Runs `request` (see ``run(_:_:seconds:sourceLocation:)``) and also returns how long it took to end.
+func timedRun(
+    _ client: HTTPClient, _ request: HTTPClientRequest, sourceLocation: SourceLocation = #_sourceLocation
+) -> (RecordingDelegate, elapsed: Duration) {
+    let started = ContinuousClock.now
+    let delegate = run(client, request, sourceLocation: sourceLocation)
+    return (delegate, ContinuousClock.now - started)
+}
+
+/// Expects the server to see every connection closed within 5 s, and the client to hold none
+/// once its loops have settled.
+func expectAllConnectionsClosed(
+    _ client: HTTPClient, _ server: ScriptedServer, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(server.waitForAllConnectionsClosed(timeout: .seconds(5)), sourceLocation: sourceLocation)
+    settle(client)
+    #expect(client.openConnectionCount == 0, sourceLocation: sourceLocation)
 }
 
 /// The client TLS settings that trust the test CA.

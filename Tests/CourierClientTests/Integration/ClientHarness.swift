@@ -89,6 +89,37 @@ func withClient(
     }
 }
 
+/// Runs a client test (see ``withClient(configure:sourceLocation:_:)``) against the server
+/// `serving` makes once the client is up; the server is shut down when `body` returns.
+func withClientAndServer(
+    configure: (inout HTTPClientConfiguration) -> Void = { _ in },
+    serving makeServer: @autoclosure () throws -> ScriptedServer,
+    _ body: (HTTPClient, ScriptedServer) throws -> Void
+) throws {
+    try withClient(configure: configure) { client in
+        let server = try makeServer()
+        defer { server.shutdown() }
+        try body(client, server)
+    }
+}
+
+/// The same against a fresh `ScriptedServer` with no routes yet (TLS with `tls`).
+func withClientAndServer(
+    configure: (inout HTTPClientConfiguration) -> Void = { _ in },
+    tls: ServerTLS? = nil,
+    backlog: Int32 = 1024,
+    _ body: (HTTPClient, ScriptedServer) throws -> Void
+) throws {
+    try withClientAndServer(configure: configure, serving: try ScriptedServer(tls: tls, backlog: backlog), body)
+}
+
+extension ScriptedServer {
+    /// Serves `path` with a 200 whose body is `body`, as it is, labelled `Content-Encoding: coding`.
+    func routeEncoded(_ path: String, coding: String, body: [UInt8]) {
+        route(path) { _, connection in try connection.respond(headers: [("Content-Encoding", coding)], body: body) }
+    }
+}
+
 /// Starts `request` with a fresh recording delegate and waits for it to end.
 @discardableResult
 func run(_ client: HTTPClient, _ request: HTTPClientRequest, seconds: Int = 20, sourceLocation: SourceLocation = #_sourceLocation) -> RecordingDelegate {

@@ -34,13 +34,9 @@ func compress(_ input: [UInt8], gzip: Bool = true) -> [UInt8] {
     static let text: [UInt8] = Array(String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 400).utf8)
 
     @Test func gzipBodyIsDecoded() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             let gzipped = compress(Self.text)
-            server.route("/gz") { _, connection in
-                try connection.respond(headers: [("Content-Encoding", "gzip")], body: gzipped)
-            }
+            server.routeEncoded("/gz", coding: "gzip", body: gzipped)
             let result = run(client, try get("\(server.baseURL)/gz"))
             #expect(result.error == nil, "\(String(describing: result.error))")
             #expect(result.body == Self.text)
@@ -52,9 +48,7 @@ func compress(_ input: [UInt8], gzip: Bool = true) -> [UInt8] {
     }
 
     @Test func chunkedGzipAndDeflateAreDecoded() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             let gzipped = compress(Self.text)
             let deflated = compress(Self.text, gzip: false)
             server.route("/gz") { _, connection in
@@ -75,9 +69,7 @@ func compress(_ input: [UInt8], gzip: Bool = true) -> [UInt8] {
     }
 
     @Test func requestAcceptEncodingIsNotOverridden() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/plain") { _, connection in try connection.respond(body: "plain") }
             var request = try get("\(server.baseURL)/plain")
             request.headers = ["Accept-Encoding": "identity"]
@@ -88,13 +80,9 @@ func compress(_ input: [UInt8], gzip: Bool = true) -> [UInt8] {
     }
 
     @Test func decompressionOffDeliversRawBytes() throws {
-        try withClient(configure: { $0.decompression = false }) { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer(configure: { $0.decompression = false }) { client, server in
             let gzipped = compress(Self.text)
-            server.route("/gz") { _, connection in
-                try connection.respond(headers: [("Content-Encoding", "gzip")], body: gzipped)
-            }
+            server.routeEncoded("/gz", coding: "gzip", body: gzipped)
             let result = run(client, try get("\(server.baseURL)/gz"))
             #expect(result.body == gzipped)
             #expect(server.requests.first?.header("Accept-Encoding") == nil)
@@ -102,14 +90,10 @@ func compress(_ input: [UInt8], gzip: Bool = true) -> [UInt8] {
     }
 
     @Test func gzipBombFails() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             // 16 MiB of zeros compress about 1000:1, far past the default limit of 100:1.
             let bomb = compress([UInt8](repeating: 0, count: 16 << 20))
-            server.route("/bomb") { _, connection in
-                try connection.respond(headers: [("Content-Encoding", "gzip")], body: bomb)
-            }
+            server.routeEncoded("/bomb", coding: "gzip", body: bomb)
             let result = run(client, try get("\(server.baseURL)/bomb"))
             #expect(result.error?.code == .contentDecoding, "\(String(describing: result.error))")
             #expect(result.error?.phase == .decode)
@@ -118,16 +102,12 @@ func compress(_ input: [UInt8], gzip: Bool = true) -> [UInt8] {
     }
 
     @Test func corruptGzipFailsAndTheConnectionIsNotReused() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             var damaged = compress(Self.text)
             // Damage the deflate data after the 10-byte gzip header.
             for index in 12..<min(damaged.count - 8, 40) { damaged[index] ^= 0x5A }
             let corrupt = damaged
-            server.route("/corrupt") { _, connection in
-                try connection.respond(headers: [("Content-Encoding", "gzip")], body: corrupt)
-            }
+            server.routeEncoded("/corrupt", coding: "gzip", body: corrupt)
             server.route("/fine") { _, connection in try connection.respond(body: "fine") }
             let bad = run(client, try get("\(server.baseURL)/corrupt"))
             #expect(bad.error?.code == .contentDecoding, "\(String(describing: bad.error))")
@@ -139,13 +119,9 @@ func compress(_ input: [UInt8], gzip: Bool = true) -> [UInt8] {
     }
 
     @Test func unsupportedCodingIsPassedThrough() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             let opaque: [UInt8] = [0x1B, 0x03, 0x00, 0xF8, 0xA5, 0x40, 0x42]
-            server.route("/br") { _, connection in
-                try connection.respond(headers: [("Content-Encoding", "br")], body: opaque)
-            }
+            server.routeEncoded("/br", coding: "br", body: opaque)
             let result = run(client, try get("\(server.baseURL)/br"))
             #expect(result.error == nil, "\(String(describing: result.error))")
             #expect(result.body == opaque)

@@ -13,13 +13,8 @@ import Testing
     static let ok: ScriptedServer.Handler = { _, connection in try connection.respond(status: 200, body: "fine") }
 
     @Test func contentLengthBodyCutShort() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
-            server.route("/cut") { _, connection in
-                try connection.send("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789")
-                connection.close()
-            }
+        try withClientAndServer { client, server in
+            server.routeClosing("/cut", after: "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789")
             let response = run(client, try get("\(server.baseURL)/cut"))
             #expect(response.error?.code == .remoteClosedDuringBody)
             #expect(response.events == [.headSent, .head(200), .body(10), .failed("remoteClosedDuringBody")])
@@ -29,9 +24,7 @@ import Testing
     }
 
     @Test func chunkedBodyCutShort() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/cut") { _, connection in
                 try connection.sendChunkedHead()
                 try connection.sendChunk(Array("0123456789".utf8))
@@ -44,9 +37,7 @@ import Testing
     }
 
     @Test func chunkedCutInsideChunk() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/cut") { _, connection in
                 try connection.sendChunkedHead()
                 try connection.send("a\r\n01234")
@@ -58,9 +49,7 @@ import Testing
     }
 
     @Test func resetMidBody() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             let release = TestEvent()
             server.route("/reset") { _, connection in
                 try connection.send("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789")
@@ -83,9 +72,7 @@ import Testing
     /// an abort: the body may be cut short, so the request fails instead of "succeeding" with a
     /// truncated body.
     @Test(arguments: [false, true]) func closeDelimitedBodyEndedBy(reset: Bool) throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             let release = TestEvent()
             server.route("/until-close") { _, connection in
                 try connection.sendHead(status: 200, headers: [("Connection", "close")])
@@ -110,13 +97,8 @@ import Testing
     }
 
     @Test func responseHeadCutShort() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
-            server.route("/cut") { _, connection in
-                try connection.send("HTTP/1.1 200 OK\r\nContent-Len")
-                connection.close()
-            }
+        try withClientAndServer { client, server in
+            server.routeClosing("/cut", after: "HTTP/1.1 200 OK\r\nContent-Len")
             let response = run(client, try get("\(server.baseURL)/cut"))
             let code = response.error?.code
             #expect(code == .remoteClosedBeforeResponse || code == .parse, "\(String(describing: response.error))")
@@ -135,9 +117,7 @@ import Testing
         "HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n",
     ])
     func malformedResponseIsParseErrorAndNotReused(_ bytes: String) throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/ok", Self.ok)
             server.route("/bad") { _, connection in try connection.send(bytes) }
             let warmup = run(client, try get("\(server.baseURL)/ok"))
@@ -160,9 +140,7 @@ import Testing
     /// while idle): the request must go to another connection, not be dropped. The window is
     /// tiny, so this repeats the race many times.
     @Test func leaseRacingIdleClose() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/extra") { _, connection in
                 try connection.respond(status: 200, body: "fine")
                 // Jitter (not synchronisation): the stray bytes land at varying moments around
@@ -185,9 +163,7 @@ import Testing
 
     /// A response nobody asked for, arriving on an idle pooled connection, retires it.
     @Test func unsolicitedBytesOnIdleConnection() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/extra") { _, connection in
                 try connection.respond(status: 200, body: "fine")
                 try connection.send("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")

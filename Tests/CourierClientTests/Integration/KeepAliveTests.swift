@@ -8,9 +8,7 @@ import Testing
 /// idle timeout of pooled connections.
 @Suite(.serialized) struct KeepAliveTests {
     @Test func sequentialRequestsReuseOneConnection() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/k") { request, connection in
                 try connection.respond(status: 200, body: "\(request.indexOnConnection)")
             }
@@ -25,9 +23,7 @@ import Testing
     }
 
     @Test func connectionCloseFromServerMeansNewConnection() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/close") { request, connection in
                 // `Connection: close` on the first response only.
                 if request.connectionID == 0 { connection.closeAfterResponse = true }
@@ -46,9 +42,7 @@ import Testing
     }
 
     @Test func maximumUsesPerConnection() throws {
-        try withClient(configure: { $0.maximumUsesPerConnection = 2 }) { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer(configure: { $0.maximumUsesPerConnection = 2 }) { client, server in
             server.route("/u") { request, connection in
                 try connection.respond(status: 200, body: "\(request.connectionID)/\(request.indexOnConnection)")
             }
@@ -61,18 +55,14 @@ import Testing
     }
 
     @Test func idleConnectionTimeoutClosesPooledConnection() throws {
-        try withClient(configure: { $0.idleConnectionTimeout = .milliseconds(100) }) { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer(configure: { $0.idleConnectionTimeout = .milliseconds(100) }) { client, server in
             server.route("/i") { _, connection in
                 try connection.respond(status: 200, body: "idle")
             }
             let response = run(client, try get("\(server.baseURL)/i"))
             #expect(response.bodyString == "idle")
             // The server thread sees EOF (the client closed the parked connection).
-            #expect(server.waitForAllConnectionsClosed(timeout: .seconds(5)))
-            settle(client)
-            #expect(client.openConnectionCount == 0)
+            expectAllConnectionsClosed(client, server)
             // And the next request simply opens a new one.
             let next = run(client, try get("\(server.baseURL)/i"))
             #expect(next.bodyString == "idle")

@@ -7,9 +7,7 @@ import Testing
 /// `HTTPClientMetrics`: timestamps in order, byte counts, addresses, reuse.
 @Suite(.serialized) struct MetricsTests {
     @Test func newConnectionMetrics() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             let body = String(repeating: "m", count: 1000)
             server.route("/m") { _, connection in try connection.respond(status: 200, body: body) }
             let post = try HTTPClientRequest(method: .POST, url: "\(server.baseURL)/m", body: .string("0123456789"))
@@ -51,9 +49,7 @@ import Testing
     }
 
     @Test func reusedConnectionMetrics() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/m") { _, connection in try connection.respond(status: 200, body: "abc") }
             let first = run(client, try get("\(server.baseURL)/m"))
             let second = run(client, try get("\(server.baseURL)/m"))
@@ -78,9 +74,7 @@ import Testing
     }
 
     @Test func tlsMetrics() throws {
-        try withClient(configure: { $0.tls = testTLS }) { client in
-            let server = try ScriptedServer(tls: ServerTLS())
-            defer { server.shutdown() }
+        try withClientAndServer(configure: { $0.tls = testTLS }, tls: ServerTLS()) { client, server in
             server.route("/m") { _, connection in try connection.respond(status: 200, body: "tls") }
             let response = run(client, try get("\(server.baseURL)/m"))
             #expect(response.bodyString == "tls")
@@ -100,13 +94,8 @@ import Testing
     }
 
     @Test func failedRequestMetrics() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
-            server.route("/cut") { _, connection in
-                try connection.send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
-                connection.close()
-            }
+        try withClientAndServer { client, server in
+            server.routeClosing("/cut", after: "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
             let response = run(client, try get("\(server.baseURL)/cut"))
             #expect(response.error?.code == .remoteClosedDuringBody)
             guard let m = response.metrics else {

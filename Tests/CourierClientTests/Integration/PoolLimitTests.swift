@@ -9,9 +9,7 @@ import Testing
 /// and every queued request is eventually served.
 @Suite(.serialized) struct PoolLimitTests {
     @Test func thousandConcurrentRequestsOverSixConnections() throws {
-        try withClient(configure: { $0.maximumConnectionsPerHost = 6 }) { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer(configure: { $0.maximumConnectionsPerHost = 6 }) { client, server in
             server.route("/n") { request, connection in
                 try connection.respond(status: 200, body: query(of: request))
             }
@@ -35,9 +33,7 @@ import Testing
     }
 
     @Test func limitOfOneSerialisesRequests() throws {
-        try withClient(configure: { $0.maximumConnectionsPerHost = 1 }) { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer(configure: { $0.maximumConnectionsPerHost = 1 }) { client, server in
             // Counts handlers running at once (only one connection, so never more than one).
             let running = Atomic<Int>(0)
             let maxRunning = Atomic<Int>(0)

@@ -26,9 +26,7 @@ import Testing
 
     @Test(arguments: [301, 302])
     func postBecomesGetWithoutBody(status: Int) throws {
-        try withClient { client in
-            let server = try Self.redirectingServer(status: status)
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.redirectingServer(status: status)) { client, server in
             let headers: HTTPFields = ["Content-Type": "text/plain"]
             let result = run(client, try Self.request(.POST, "\(server.baseURL)/from", body: "payload", headers: headers))
             #expect(result.head?.status == 200)
@@ -44,9 +42,7 @@ import Testing
     }
 
     @Test func seeOtherTurnsPutIntoGet() throws {
-        try withClient { client in
-            let server = try Self.redirectingServer(status: 303)
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.redirectingServer(status: 303)) { client, server in
             let result = run(client, try Self.request(.PUT, "\(server.baseURL)/from", body: "payload"))
             #expect(result.bodyString == "GET ")
             #expect(server.requests.last?.header("Content-Length") == nil)
@@ -55,9 +51,7 @@ import Testing
 
     @Test(arguments: [307, 308])
     func temporaryAndPermanentRedirectsKeepMethodAndBody(status: Int) throws {
-        try withClient { client in
-            let server = try Self.redirectingServer(status: status)
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.redirectingServer(status: status)) { client, server in
             let result = run(client, try Self.request(.POST, "\(server.baseURL)/from", body: "payload"))
             #expect(result.head?.status == 200)
             #expect(result.bodyString == "POST payload")
@@ -69,9 +63,7 @@ import Testing
     }
 
     @Test func streamBodyIsReplayedOn307() throws {
-        try withClient { client in
-            let server = try Self.redirectingServer(status: 307)
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.redirectingServer(status: 307)) { client, server in
             var request = try get("\(server.baseURL)/from")
             request.method = .PUT
             request.body = .stream(length: nil) { PiecesStream(pieces: ["abc", "def"]) }
@@ -82,9 +74,7 @@ import Testing
     }
 
     @Test func relativeLocationIsResolved() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/a/b/from") { _, connection in
                 try connection.respond(status: 302, headers: [("Location", "../c/target?x=1")], body: "")
             }
@@ -119,9 +109,7 @@ import Testing
     }
 
     @Test func sameOriginRedirectKeepsCredentials() throws {
-        try withClient { client in
-            let server = try Self.redirectingServer(status: 302)
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.redirectingServer(status: 302)) { client, server in
             let headers: HTTPFields = ["Authorization": "Bearer secret", "Cookie": "session=1", "Proxy-Authorization": "Basic eDp5"]
             let result = run(client, try Self.request(.GET, "\(server.baseURL)/from", headers: headers))
             #expect(result.bodyString == "GET ")
@@ -148,9 +136,7 @@ import Testing
     }
 
     @Test func tenRedirectsAreFollowed() throws {
-        try withClient { client in
-            let server = try Self.hopServer(last: 10)
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.hopServer(last: 10)) { client, server in
             let result = run(client, try get("\(server.baseURL)/hop/0"))
             #expect(result.bodyString == "arrived after 10")
             #expect(result.metrics?.redirectCount == 10)
@@ -160,9 +146,7 @@ import Testing
     }
 
     @Test func eleventhRedirectFails() throws {
-        try withClient { client in
-            let server = try Self.hopServer(last: 11)
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.hopServer(last: 11)) { client, server in
             let result = run(client, try get("\(server.baseURL)/hop/0"))
             #expect(result.head == nil)
             #expect(result.error?.code == .tooManyRedirects, "\(String(describing: result.error))")
@@ -172,9 +156,7 @@ import Testing
     }
 
     @Test func redirectLoopFails() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/a") { _, connection in try connection.respond(status: 302, headers: [("Location", "/b")], body: "") }
             server.route("/b") { _, connection in try connection.respond(status: 302, headers: [("Location", "/a")], body: "") }
             let result = run(client, try get("\(server.baseURL)/a"))
@@ -184,9 +166,7 @@ import Testing
     }
 
     @Test func disabledRedirectsReturnTheRedirect() throws {
-        try withClient { client in
-            let server = try Self.redirectingServer(status: 301)
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.redirectingServer(status: 301)) { client, server in
             var request = try get("\(server.baseURL)/from")
             request.redirects = .disabled
             let result = run(client, request)
@@ -196,9 +176,9 @@ import Testing
             #expect(result.metrics?.redirectCount == 0)
             #expect(server.requests.count == 1)
         }
-        try withClient(configure: { $0.redirects.follow = false }) { client in
-            let server = try Self.redirectingServer(status: 302)
-            defer { server.shutdown() }
+        try withClientAndServer(
+            configure: { $0.redirects.follow = false }, serving: Self.redirectingServer(status: 302)
+        ) { client, server in
             let result = run(client, try get("\(server.baseURL)/from"))
             #expect(result.head?.status == 302)
         }

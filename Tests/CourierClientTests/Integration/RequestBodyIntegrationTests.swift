@@ -74,9 +74,7 @@ struct PatternStream: HTTPClientBodyStream {
     }
 
     @Test func bytesBodyWithContentLength() throws {
-        try withClient { client in
-            let server = try Self.echoServer()
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.echoServer()) { client, server in
             let result = run(client, try Self.post("\(server.baseURL)/upload", .string("hello body")))
             #expect(result.bodyString == "10")
             let request = try #require(server.requests.first)
@@ -91,9 +89,7 @@ struct PatternStream: HTTPClientBodyStream {
         let content = PatternStream.bytes(3 << 20 + 123)
         let path = try makeTemporaryFile(content)
         defer { unlink(path) }
-        try withClient { client in
-            let server = try Self.echoServer()
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.echoServer()) { client, server in
             let result = run(client, try Self.post("\(server.baseURL)/upload", .file(path: path)))
             #expect(result.error == nil, "\(String(describing: result.error))")
             #expect(result.bodyString == "\(content.count)")
@@ -107,9 +103,7 @@ struct PatternStream: HTTPClientBodyStream {
     }
 
     @Test func missingFileFailsBeforeSending() throws {
-        try withClient { client in
-            let server = try Self.echoServer()
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.echoServer()) { client, server in
             let path = temporaryDirectory() + "/courier-no-such-file-\(getpid())"
             let result = run(client, try Self.post("\(server.baseURL)/upload", .file(path: path)))
             #expect(result.error?.code == .invalidRequest, "\(String(describing: result.error))")
@@ -118,9 +112,7 @@ struct PatternStream: HTTPClientBodyStream {
     }
 
     @Test func streamWithKnownLength() throws {
-        try withClient { client in
-            let server = try Self.echoServer()
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.echoServer()) { client, server in
             let count = 200_000
             let result = run(client, try Self.post("\(server.baseURL)/upload", .stream(length: Int64(count)) { PatternStream(count: count) }))
             #expect(result.bodyString == "\(count)")
@@ -132,9 +124,7 @@ struct PatternStream: HTTPClientBodyStream {
     }
 
     @Test func chunkedStream() throws {
-        try withClient { client in
-            let server = try Self.echoServer()
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.echoServer()) { client, server in
             let count = 100_001
             let result = run(client, try Self.post("\(server.baseURL)/upload", .stream(length: nil) { PatternStream(count: count, pieceSize: 4096) }))
             #expect(result.bodyString == "\(count)")
@@ -150,9 +140,7 @@ struct PatternStream: HTTPClientBodyStream {
     }
 
     @Test func streamShorterThanDeclaredLengthFails() throws {
-        try withClient { client in
-            let server = try Self.echoServer()
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.echoServer()) { client, server in
             let result = run(client, try Self.post("\(server.baseURL)/upload", .stream(length: 1000) { PatternStream(count: 600) }))
             #expect(result.error?.code == .bodyLengthMismatch, "\(String(describing: result.error))")
             #expect(result.error?.phase == .send)
@@ -164,9 +152,7 @@ struct PatternStream: HTTPClientBodyStream {
     }
 
     @Test func streamLongerThanDeclaredLengthFails() throws {
-        try withClient { client in
-            let server = try Self.echoServer()
-            defer { server.shutdown() }
+        try withClientAndServer(serving: Self.echoServer()) { client, server in
             let result = run(client, try Self.post("\(server.baseURL)/upload", .stream(length: 1000) { PatternStream(count: 1500, pieceSize: 700) }))
             #expect(result.error?.code == .bodyLengthMismatch, "\(String(describing: result.error))")
         }
@@ -181,9 +167,8 @@ struct PatternStream: HTTPClientBodyStream {
     }
 
     @Test func continueReleasesTheBody() throws {
-        try withClient { client in
-            let server = try Self.echoServer()  // automatic body reading sends 100 Continue
-            defer { server.shutdown() }
+        // The echo server reads bodies automatically, which sends 100 Continue.
+        try withClientAndServer(serving: Self.echoServer()) { client, server in
             let result = run(client, try Self.expectingRequest("\(server.baseURL)/upload"))
             #expect(result.bodyString == "14")
             let request = try #require(server.requests.first)
@@ -197,9 +182,7 @@ struct PatternStream: HTTPClientBodyStream {
     }
 
     @Test func expectationFailedSkipsTheBody() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/upload", body: .manual) { _, connection in
                 // A final answer without reading the body; the server closes afterwards.
                 try connection.respond(status: 417, body: "no thanks")
@@ -220,9 +203,7 @@ struct PatternStream: HTTPClientBodyStream {
     }
 
     @Test func ignoredExpectationSendsTheBodyAfterTheTimeout() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/upload", body: .manual) { _, connection in
                 // No 100 Continue: just wait for the body (the client sends it after 1 s).
                 let body = try connection.readRequestBody()
@@ -239,9 +220,7 @@ struct PatternStream: HTTPClientBodyStream {
     // MARK: Early response
 
     @Test func earlyResponseWhileStreamingEndsTheBody() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/upload", body: .manual) { _, connection in
                 try connection.respond(status: 413, body: "too large")
             }

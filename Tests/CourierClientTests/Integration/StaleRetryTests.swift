@@ -13,9 +13,7 @@ import Testing
     /// the GET is already written (then it is retried once). Either way it succeeds on a second
     /// connection and the server handles it once.
     @Test func getAfterServerClosedIdleConnection() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/r") { request, connection in
                 try connection.respond(status: 200, body: "\(request.connectionID)")
             }
@@ -34,16 +32,8 @@ import Testing
     /// Forces the retry path: the server reads the next request head on the kept-alive
     /// connection and closes without a byte of response.
     @Test func getRetriedOnceWhenReusedConnectionClosesBeforeResponse() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
-            server.route("/r") { request, connection in
-                if request.indexOnConnection == 1 {
-                    connection.close()
-                    return
-                }
-                try connection.respond(status: 200, body: "\(request.connectionID)")
-            }
+        try withClientAndServer { client, server in
+            server.routeClosingAtSecondRequest("/r") { request in "\(request.connectionID)" }
             #expect(run(client, try get("\(server.baseURL)/r")).bodyString == "0")
             let response = run(client, try get("\(server.baseURL)/r"))
             #expect(response.bodyString == "1")
@@ -59,9 +49,7 @@ import Testing
     /// Only one retry: when the retry's connection closes too, the error surfaces. (The retry
     /// goes out on a new connection, so its failure is not "safe" anyway.)
     @Test func retryHappensAtMostOnce() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/r") { request, connection in
                 if request.indexOnConnection == 0 && request.connectionID == 0 {
                     try connection.respond(status: 200, body: "first")
@@ -81,16 +69,8 @@ import Testing
     /// A POST is not idempotent: it fails and is not sent again. The server received it once
     /// (it read the request, then closed).
     @Test func postNotRetried() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
-            server.route("/r") { request, connection in
-                if request.indexOnConnection == 1 {
-                    connection.close()
-                    return
-                }
-                try connection.respond(status: 200, body: "ok")
-            }
+        try withClientAndServer { client, server in
+            server.routeClosingAtSecondRequest("/r") { _ in "ok" }
             #expect(run(client, try get("\(server.baseURL)/r")).bodyString == "ok")
             let post = try HTTPClientRequest(method: .POST, url: "\(server.baseURL)/r", body: .string("payload"))
             let response = run(client, post)
@@ -107,9 +87,7 @@ import Testing
     /// POST); if the EOF raced with the write, it fails with `remoteClosedBeforeResponse` and is
     /// not retried (server saw 0 POSTs: it had closed before reading it).
     @Test func postAfterServerClosedIdleConnection() throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             server.route("/r") { _, connection in try connection.respond(status: 200, body: "ok") }
             #expect(run(client, try get("\(server.baseURL)/r")).bodyString == "ok")
             #expect(server.closeIdleConnections() == 1)

@@ -25,6 +25,16 @@ import Testing
         return server
     }
 
+    /// Runs a test with a client that trusts the test root (checking as `verification` says) and
+    /// ``server(_:_:clientCA:)`` on `chain`/`key`.
+    static func withServer(
+        _ chain: String, _ key: String, clientCA: String? = nil, verification: CertificateVerification = .full,
+        _ body: (HTTPClient, ScriptedServer) throws -> Void
+    ) throws {
+        try withClientAndServer(
+            configure: trustTestRoot(verification), serving: server(chain, key, clientCA: clientCA), body)
+    }
+
     /// Runs GET `url` and returns the verification failure the request ended with (phase .tls,
     /// code .tls, cause a TLSError), or nil when it did not fail that way.
     static func verificationFailure(
@@ -50,9 +60,7 @@ import Testing
     }
 
     @Test func validChainSucceedsWithSessionMetrics() throws {
-        try withClient(configure: Self.trustTestRoot()) { client in
-            let server = try Self.server("valid-chain.pem", "valid.key")
-            defer { server.shutdown() }
+        try Self.withServer("valid-chain.pem", "valid.key") { client, server in
             let result = run(client, try get("\(server.baseURL)/hello"))
             #expect(result.head?.status == 200)
             #expect(result.bodyString == "hello")
@@ -71,50 +79,38 @@ import Testing
     }
 
     @Test func expiredCertificateFails() throws {
-        try withClient(configure: Self.trustTestRoot()) { client in
-            let server = try Self.server("expired-chain.pem", "expired.key")
-            defer { server.shutdown() }
+        try Self.withServer("expired-chain.pem", "expired.key") { client, server throws in
             #expect(try Self.verificationFailure(client, "\(server.baseURL)/hello") == .expired)
             #expect(server.requests.isEmpty)
         }
     }
 
     @Test func notYetValidCertificateFails() throws {
-        try withClient(configure: Self.trustTestRoot()) { client in
-            let server = try Self.server("notyet-chain.pem", "notyet.key")
-            defer { server.shutdown() }
+        try Self.withServer("notyet-chain.pem", "notyet.key") { client, server throws in
             #expect(try Self.verificationFailure(client, "\(server.baseURL)/hello") == .notYetValid)
         }
     }
 
     @Test func wrongHostFails() throws {
-        try withClient(configure: Self.trustTestRoot()) { client in
-            let server = try Self.server("wronghost-chain.pem", "wronghost.key")
-            defer { server.shutdown() }
+        try Self.withServer("wronghost-chain.pem", "wronghost.key") { client, server throws in
             #expect(try Self.verificationFailure(client, "\(server.baseURL)/hello") == .hostnameMismatch)
         }
     }
 
     @Test func selfSignedFails() throws {
-        try withClient(configure: Self.trustTestRoot()) { client in
-            let server = try Self.server("selfsigned.pem", "selfsigned.key")
-            defer { server.shutdown() }
+        try Self.withServer("selfsigned.pem", "selfsigned.key") { client, server throws in
             #expect(try Self.verificationFailure(client, "\(server.baseURL)/hello") == .selfSigned)
         }
     }
 
     @Test func untrustedRootFails() throws {
-        try withClient(configure: Self.trustTestRoot()) { client in
-            let server = try Self.server("untrusted-chain.pem", "untrusted.key")
-            defer { server.shutdown() }
+        try Self.withServer("untrusted-chain.pem", "untrusted.key") { client, server throws in
             #expect(try Self.verificationFailure(client, "\(server.baseURL)/hello") == .untrustedRoot)
         }
     }
 
     @Test func ipAddressSANMatches() throws {
-        try withClient(configure: Self.trustTestRoot()) { client in
-            let server = try Self.server("ip-chain.pem", "ip.key")
-            defer { server.shutdown() }
+        try Self.withServer("ip-chain.pem", "ip.key") { client, server in
             let result = run(client, try get("https://127.0.0.1:\(server.port)/hello"))
             #expect(result.error == nil, "\(String(describing: result.error))")
             #expect(result.bodyString == "hello")
@@ -124,18 +120,16 @@ import Testing
     }
 
     @Test func ipAddressMismatchFails() throws {
-        try withClient(configure: Self.trustTestRoot()) { client in
-            // valid.pem names localhost and ::1, not 127.0.0.1.
-            let server = try Self.server("valid-chain.pem", "valid.key")
-            defer { server.shutdown() }
+        // valid.pem names localhost and ::1, not 127.0.0.1.
+        try Self.withServer("valid-chain.pem", "valid.key") { client, server throws in
             #expect(try Self.verificationFailure(client, "https://127.0.0.1:\(server.port)/hello") == .ipAddressMismatch)
         }
     }
 
     @Test func noHostnameVerificationAcceptsWrongHost() throws {
-        try withClient(configure: Self.trustTestRoot(.noHostnameVerification)) { client in
-            let server = try Self.server("wronghost-chain.pem", "wronghost.key")
-            defer { server.shutdown() }
+        try Self.withServer(
+            "wronghost-chain.pem", "wronghost.key", verification: .noHostnameVerification
+        ) { client, server in
             let result = run(client, try get("\(server.baseURL)/hello"))
             #expect(result.error == nil, "\(String(describing: result.error))")
             #expect(result.bodyString == "hello")
@@ -147,9 +141,7 @@ import Testing
     }
 
     @Test func verificationNoneAcceptsSelfSigned() throws {
-        try withClient(configure: Self.trustTestRoot(.none)) { client in
-            let server = try Self.server("selfsigned.pem", "selfsigned.key")
-            defer { server.shutdown() }
+        try Self.withServer("selfsigned.pem", "selfsigned.key", verification: .none) { client, server in
             let result = run(client, try get("\(server.baseURL)/hello"))
             #expect(result.error == nil, "\(String(describing: result.error))")
             #expect(result.bodyString == "hello")
@@ -157,9 +149,7 @@ import Testing
     }
 
     @Test func mutualTLSWithoutClientCertificateFails() throws {
-        try withClient(configure: Self.trustTestRoot()) { client in
-            let server = try Self.server("valid-chain.pem", "valid.key", clientCA: "ca.pem")
-            defer { server.shutdown() }
+        try Self.withServer("valid-chain.pem", "valid.key", clientCA: "ca.pem") { client, server in
             let result = run(client, try get("\(server.baseURL)/hello"))
             #expect(result.head == nil)
             let error = try #require(result.error)
@@ -176,13 +166,11 @@ import Testing
     }
 
     @Test func mutualTLSWithClientCertificateSucceeds() throws {
-        try withClient(configure: { configuration in
+        try withClientAndServer(configure: { configuration in
             Self.trustTestRoot()(&configuration)
             configuration.tls.certificateChainFile = TestCertificates.path("client.pem")
             configuration.tls.privateKeyFile = TestCertificates.path("client.key")
-        }) { client in
-            let server = try ScriptedServer(tls: ServerTLS(clientCA: "ca.pem"))
-            defer { server.shutdown() }
+        }, tls: ServerTLS(clientCA: "ca.pem")) { client, server in
             server.route("/who") { _, connection in
                 try connection.respond(body: connection.peerCertificateSubject ?? "nobody")
             }
@@ -212,9 +200,9 @@ import Testing
     }
 
     @Test func closeDelimitedBodyWithoutCloseNotifyIsTruncation() throws {
-        try withClient(configure: Self.trustTestRoot()) { client in
-            let server = try Self.closeDelimitedServer(closeNotify: false)
-            defer { server.shutdown() }
+        try withClientAndServer(
+            configure: Self.trustTestRoot(), serving: Self.closeDelimitedServer(closeNotify: false)
+        ) { client, server in
             let result = run(client, try get("\(server.baseURL)/until-close"))
             #expect(result.head?.status == 200)
             #expect(result.error?.code == .remoteClosedDuringBody, "\(String(describing: result.error))")
@@ -222,9 +210,9 @@ import Testing
     }
 
     @Test func closeDelimitedBodyWithCloseNotifySucceeds() throws {
-        try withClient(configure: Self.trustTestRoot()) { client in
-            let server = try Self.closeDelimitedServer(closeNotify: true)
-            defer { server.shutdown() }
+        try withClientAndServer(
+            configure: Self.trustTestRoot(), serving: Self.closeDelimitedServer(closeNotify: true)
+        ) { client, server in
             let result = run(client, try get("\(server.baseURL)/until-close"))
             #expect(result.error == nil, "\(String(describing: result.error))")
             #expect(result.bodyString == "the body ends when the connection does")
@@ -232,9 +220,9 @@ import Testing
     }
 
     @Test func contentLengthBodyThenCloseWithoutCloseNotifySucceeds() throws {
-        try withClient(configure: Self.trustTestRoot()) { client in
-            let server = try Self.closeDelimitedServer(closeNotify: false)
-            defer { server.shutdown() }
+        try withClientAndServer(
+            configure: Self.trustTestRoot(), serving: Self.closeDelimitedServer(closeNotify: false)
+        ) { client, server in
             let result = run(client, try get("\(server.baseURL)/length"))
             #expect(result.error == nil, "\(String(describing: result.error))")
             #expect(result.bodyString == "12345")

@@ -15,12 +15,10 @@ import Testing
     /// A loopback listener that does not accept, with its backlog full: the kernel drops the
     /// SYNs, so the connect hangs until the connect timeout.
     @Test(arguments: [false, true]) func connectTimeout(perRequest: Bool) throws {
-        try withClient(configure: { configuration in
+        try withClientAndServer(configure: { configuration in
             configuration.timeouts = Self.relaxed
             if !perRequest { configuration.timeouts.connect = .milliseconds(200) }
-        }) { client in
-            let server = try ScriptedServer(backlog: 1)
-            defer { server.shutdown() }
+        }, backlog: 1) { client, server in
             server.pauseAccepting()
             guard let filler = AcceptQueueFiller(port: server.port) else {
                 // Documented fallback: this kernel completes loopback connects even with a full
@@ -31,10 +29,8 @@ import Testing
             defer { filler.close() }
             var timeouts = Self.relaxed
             timeouts.connect = .milliseconds(200)
-            let request = perRequest ? try get("\(server.baseURL)/", timeouts: timeouts) : try get("\(server.baseURL)/")
-            let started = ContinuousClock.now
-            let response = run(client, request)
-            let elapsed = ContinuousClock.now - started
+            let request = try get("\(server.baseURL)/", timeouts: perRequest ? timeouts : nil)
+            let (response, elapsed) = timedRun(client, request)
             #expect(response.error?.code == .connectTimeout)
             #expect(response.error?.phase == .connect)
             #expect(elapsed < .seconds(5))
@@ -45,36 +41,24 @@ import Testing
     // MARK: TLS handshake
 
     @Test(arguments: [false, true]) func tlsHandshakeTimeout(perRequest: Bool) throws {
-        try withClient(configure: { configuration in
+        try withClientAndServer(configure: { configuration in
             configuration.tls = testTLS
             configuration.timeouts = Self.relaxed
             if !perRequest { configuration.timeouts.tlsHandshake = .milliseconds(200) }
-        }) { client in
-            let server = try ScriptedServer(tls: ServerTLS())
-            let release = TestEvent()
-            defer {
-                release.signal()
-                server.shutdown()
-            }
-            let accepted = TestEvent()
-            server.onAccept { connection in
-                accepted.signal()
-                // Stall before the handshake: the ClientHello is never answered.
-                try connection.stall(until: release)
-            }
+        }, tls: ServerTLS()) { client, server in
+            // Held before the handshake: the ClientHello is never answered.
+            let hold = server.holdingAccepts()
             var timeouts = Self.relaxed
             timeouts.tlsHandshake = .milliseconds(200)
-            let request = perRequest ? try get("\(server.baseURL)/", timeouts: timeouts) : try get("\(server.baseURL)/")
+            let request = try get("\(server.baseURL)/", timeouts: perRequest ? timeouts : nil)
             let response = run(client, request)
-            #expect(accepted.isSignaled)
+            #expect(hold.arrived.isSignaled)
             #expect(response.error?.code == .tlsHandshakeTimeout)
             #expect(response.error?.phase == .tls)
             #expect(response.events == [.failed("tlsHandshakeTimeout")])
             // The half-open connection was closed by the client.
-            release.signal()
-            #expect(server.waitForAllConnectionsClosed(timeout: .seconds(5)))
-            settle(client)
-            #expect(client.openConnectionCount == 0)
+            hold.release()
+            expectAllConnectionsClosed(client, server)
         }
     }
 
@@ -89,23 +73,18 @@ import Testing
     }
 
     private func idleRead(perRequest: Bool, afterHead: Bool) throws {
-        try withClient(configure: { configuration in
+        try withClientAndServer(configure: { configuration in
             configuration.timeouts = Self.relaxed
             if !perRequest { configuration.timeouts.idleRead = .milliseconds(200) }
-        }) { client in
-            let server = try ScriptedServer()
-            let release = TestEvent()
-            defer {
-                release.signal()
-                server.shutdown()
-            }
+        }) { client, server in
+            let hold = Hold()
             server.route("/stall") { _, connection in
                 if afterHead { try connection.send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc") }
-                try connection.stall(until: release)
+                try hold.wait(connection)
             }
             var timeouts = Self.relaxed
             timeouts.idleRead = .milliseconds(200)
-            let request = perRequest ? try get("\(server.baseURL)/stall", timeouts: timeouts) : try get("\(server.baseURL)/stall")
+            let request = try get("\(server.baseURL)/stall", timeouts: perRequest ? timeouts : nil)
             let response = run(client, request)
             #expect(response.error?.code == .readTimeout)
             #expect(response.error?.phase == .receive)
@@ -115,22 +94,15 @@ import Testing
                 #expect(response.events == [.headSent, .failed("readTimeout")])
             }
             // The connection is not reused: the server sees EOF once its handler returns.
-            release.signal()
-            #expect(server.waitForAllConnectionsClosed(timeout: .seconds(5)))
-            #expect(client.openConnectionCount == 0)
+            hold.release()
+            expectAllConnectionsClosed(client, server)
         }
     }
 
     /// Idle read limit only in the request, none in the client configuration.
     @Test func idleReadOverrideWithoutClientLimit() throws {
-        try withClient(configure: { $0.timeouts = HTTPClientTimeouts(idleRead: nil) }) { client in
-            let server = try ScriptedServer()
-            let release = TestEvent()
-            defer {
-                release.signal()
-                server.shutdown()
-            }
-            server.route("/stall") { _, connection in try connection.stall(until: release) }
+        try withClientAndServer(configure: { $0.timeouts = HTTPClientTimeouts(idleRead: nil) }) { client, server in
+            _ = server.holdingRoute("/stall")
             let request = try get("\(server.baseURL)/stall", timeouts: HTTPClientTimeouts(idleRead: .milliseconds(200)))
             let response = run(client, request, seconds: 5)
             #expect(response.error?.code == .readTimeout)
@@ -140,22 +112,16 @@ import Testing
     /// The same, on a connection that an earlier request without an idle read limit opened:
     /// the limit belongs to the request, not to the connection.
     @Test func idleReadOverrideOnReusedConnection() throws {
-        try withClient(configure: { $0.timeouts = HTTPClientTimeouts(idleRead: nil) }) { client in
-            let server = try ScriptedServer()
-            let release = TestEvent()
-            defer {
-                release.signal()
-                server.shutdown()
-            }
+        try withClientAndServer(configure: { $0.timeouts = HTTPClientTimeouts(idleRead: nil) }) { client, server in
             server.route("/fast") { _, connection in try connection.respond(status: 200, body: "ok") }
-            server.route("/stall") { _, connection in try connection.stall(until: release) }
+            let hold = server.holdingRoute("/stall")
             let first = run(client, try get("\(server.baseURL)/fast"))
             #expect(first.bodyString == "ok")
             let request = try get("\(server.baseURL)/stall", timeouts: HTTPClientTimeouts(idleRead: .milliseconds(200)))
             let response = run(client, request, seconds: 5)
             #expect(response.metrics?.reusedConnection == true)
             #expect(response.error?.code == .readTimeout)
-            release.signal()
+            hold.release()
             settle(client)
         }
     }
@@ -163,12 +129,10 @@ import Testing
     /// A slow but steady response: each byte resets the idle read timer, and the total limit
     /// ends it.
     @Test(arguments: [false, true]) func totalTimeout(perRequest: Bool) throws {
-        try withClient(configure: { configuration in
+        try withClientAndServer(configure: { configuration in
             configuration.timeouts = Self.relaxed
             if !perRequest { configuration.timeouts.total = .milliseconds(300) }
-        }) { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        }) { client, server in
             server.route("/drip") { _, connection in
                 try connection.send("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
                 try connection.drip(Array(repeating: UInt8(ascii: "x"), count: 1000), every: 20, bytesPerStep: 10)
@@ -176,10 +140,8 @@ import Testing
             var timeouts = Self.relaxed
             timeouts.idleRead = .milliseconds(200)
             timeouts.total = .milliseconds(300)
-            let request = perRequest ? try get("\(server.baseURL)/drip", timeouts: timeouts) : try get("\(server.baseURL)/drip")
-            let started = ContinuousClock.now
-            let response = run(client, request)
-            let elapsed = ContinuousClock.now - started
+            let request = try get("\(server.baseURL)/drip", timeouts: perRequest ? timeouts : nil)
+            let (response, elapsed) = timedRun(client, request)
             #expect(response.error?.code == .totalTimeout)
             #expect(response.head?.status == 200)
             #expect(response.body.count > 0 && response.body.count < 1000)
@@ -190,27 +152,12 @@ import Testing
 
     /// The total deadline also covers waiting in the pool.
     @Test func totalTimeoutWhileWaitingForConnection() throws {
-        try withClient(configure: { $0.maximumConnectionsPerHost = 1 }) { client in
-            let server = try ScriptedServer()
-            let release = TestEvent()
-            defer {
-                release.signal()
-                server.shutdown()
-            }
-            let arrived = TestEvent()
-            server.route("/hold") { _, connection in
-                arrived.signal()
-                try connection.stall(until: release)
-                try connection.respond(status: 200, body: "held")
-            }
-            let (_, holder) = start(client, try get("\(server.baseURL)/hold"))
-            #expect(arrived.wait())
+        try withClientAndServer(configure: { $0.maximumConnectionsPerHost = 1 }) { client, server in
+            let holder = try HeldRequest(client, server)
             let waiting = run(client, try get("\(server.baseURL)/hold", timeouts: HTTPClientTimeouts(total: .milliseconds(200))))
             #expect(waiting.error?.code == .totalTimeout)
             #expect(waiting.events == [.failed("totalTimeout")])
-            release.signal()
-            #expect(holder.wait())
-            #expect(holder.bodyString == "held")
+            holder.finish()
             #expect(server.requests.count == 1)
         }
     }

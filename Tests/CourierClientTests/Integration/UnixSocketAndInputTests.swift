@@ -73,9 +73,7 @@ private let socketCounter = Atomic<Int>(0)
 
     @Test(arguments: [("Content-Length", "5"), ("Transfer-Encoding", "chunked")])
     func framingHeadersSetByHandAreRefused(field: (String, String)) throws {
-        try withClient { client in
-            let server = try ScriptedServer()
-            defer { server.shutdown() }
+        try withClientAndServer { client, server in
             var request = try HTTPClientRequest(method: .POST, url: "\(server.baseURL)/upload", body: .string("hello"))
             try request.headers.append(name: field.0, value: field.1)
             let result = run(client, request)

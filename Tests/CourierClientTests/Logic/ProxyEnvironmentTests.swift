@@ -1,4 +1,5 @@
 import CourierClient
+import CourierTestSupport
 import Glibc
 import Testing
 
@@ -202,15 +203,7 @@ struct ProxyEnvironmentTests {
         let current = ProxyEnvironment.current()
         #expect(Set(current.keys).isSubset(of: ProxyEnvironment.variableNames))
         // Read the initial environment independently. Nothing in this test process calls setenv.
-        guard let file = fopen("/proc/self/environ", "r") else { return }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n <= 0 { break }
-            bytes += chunk[..<n]
-        }
+        guard let bytes = TestFiles.bytes(at: "/proc/self/environ") else { return }
         var expected: [String: String] = [:]
         for entry in bytes.split(separator: 0) {
             guard let eq = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }

@@ -1,22 +1,15 @@
+import CourierTestSupport
 import Glibc
 
 /// The committed certificate matrix in `Sources/CourierTestSupport/Certificates` (see the header
-/// of `make-certs.sh` there), located from this file's path so no machine path is written down.
+/// of `make-certs.sh` there), located by ``TestCertificates`` so no machine path is written down.
 enum Certificates {
-    /// The directory holding the PEM files.
-    static let directory: String = {
-        // #filePath is <package>/Tests/CourierTLSTests/Support/Certificates.swift.
-        var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        components.removeLast(4)
-        return components.joined(separator: "/") + "/Sources/CourierTestSupport/Certificates"
-    }()
-
     /// The path of one file in the matrix.
-    static func path(_ name: String) -> String { directory + "/" + name }
+    static func path(_ name: String) -> String { TestCertificates.path(name) }
 
     /// The text of one file in the matrix.
     static func text(_ name: String) -> String {
-        guard let text = readTextFile(path(name)) else { fatalError("cannot read \(path(name))") }
+        guard let text = TestFiles.text(at: path(name)) else { fatalError("cannot read \(path(name))") }
         return text
     }
 
@@ -43,20 +36,6 @@ enum Certificates {
 
 extension Substring {
     var trimmingSpaces: String { String(self.filter { $0 != " " && $0 != "\r" }) }
-}
-
-/// Reads a whole file, or nil when it cannot be opened.
-func readTextFile(_ path: String) -> String? {
-    guard let file = fopen(path, "rb") else { return nil }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, file)
-        if n <= 0 { break }
-        bytes += chunk[0..<n]
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// Writes `text` to a file (for chains assembled in a test's temporary directory).

@@ -1,5 +1,6 @@
 import CourierCore
 import CourierTLS
+import CourierTestSupport
 
 /// How ciphertext is cut before it is fed to the other side.
 enum Feeding: Sendable, CustomStringConvertible {
@@ -19,18 +20,6 @@ enum Feeding: Sendable, CustomStringConvertible {
     }
 }
 
-/// SplitMix64: a tiny seeded generator so random splits are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A client engine and a server engine wired together in memory: no sockets, every byte the
 /// test moves is visible.
 final class Link {
@@ -39,7 +28,7 @@ final class Link {
     /// nil while in progress; set once the side's handshake completed or failed.
     private(set) var clientHandshake: Result<Void, TLSError>?
     private(set) var serverHandshake: Result<Void, TLSError>?
-    private var generator: SeededGenerator
+    private var generator: SplitMix64
     private var feeding: Feeding
 
     init(client: TLSEngine, server: TLSEngine, feeding: Feeding = .whole) {
@@ -47,9 +36,9 @@ final class Link {
         self.server = server
         self.feeding = feeding
         if case .random(let seed, _) = feeding {
-            generator = SeededGenerator(state: seed)
+            generator = SplitMix64(seed: seed)
         } else {
-            generator = SeededGenerator(state: 0)
+            generator = SplitMix64(seed: 0)
         }
     }
 
@@ -180,7 +169,7 @@ enum Contexts {
 
 /// A deterministic payload of `count` bytes (not all zeros, so misplaced bytes are caught).
 func payload(count: Int, seed: UInt64 = 1) -> [UInt8] {
-    var generator = SeededGenerator(state: seed)
+    var generator = SplitMix64(seed: seed)
     var bytes = [UInt8](repeating: 0, count: count)
     var i = 0
     while i < count {

@@ -47,17 +47,13 @@ final class RawClient {
             sin6.sin6_family = sa_family_t(AF_INET6)
             sin6.sin6_port = UInt16(port).bigEndian
             inet_pton(AF_INET6, host, &sin6.sin6_addr)
-            rc = withUnsafePointer(to: &sin6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
+            rc = Self.connect(fd, to: &sin6)
         } else {
             var sin = sockaddr_in()
             sin.sin_family = sa_family_t(AF_INET)
             sin.sin_port = UInt16(port).bigEndian
             inet_pton(AF_INET, host, &sin.sin_addr)
-            rc = withUnsafePointer(to: &sin) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            rc = Self.connect(fd, to: &sin)
         }
         guard rc == 0 else {
             let e = errno
@@ -74,9 +70,7 @@ final class RawClient {
         sun.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(unixPath.utf8)
         withUnsafeMutableBytes(of: &sun.sun_path) { $0.copyBytes(from: bytes) }
-        let rc = withUnsafePointer(to: &sun) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let rc = Self.connect(fd, to: &sun)
         guard rc == 0 else {
             let e = errno
             Glibc.close(fd)
@@ -85,6 +79,13 @@ final class RawClient {
     }
 
     deinit { close() }
+
+    /// `connect(2)` to a `sockaddr_in`, `sockaddr_in6` or `sockaddr_un`.
+    private static func connect<Address>(_ fd: Int32, to address: inout Address) -> Int32 {
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
+        }
+    }
 
     static func setTimeout(_ fd: Int32, _ milliseconds: Int) {
         var tv = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
