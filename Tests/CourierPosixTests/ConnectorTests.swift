@@ -165,7 +165,8 @@ private final class Reader: Selectable {
 
     @Test func unixDomainSocket() throws {
         try expectNoLeakedDescriptors {
-            let path = "/tmp/courier-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+            let directory = getenv("TMPDIR").map { String(cString: $0) } ?? P_tmpdir
+            let path = "\(directory)/courier-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
             let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(server); unlink(path) }
             let address = try SocketAddress(unixPath: path)
