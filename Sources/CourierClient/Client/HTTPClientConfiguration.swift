@@ -19,6 +19,9 @@ public struct HTTPClientConfiguration: Sendable {
     public var decompression = true
     public var decompressionLimits: ContentDecoderLimits = .default
     public var proxy: ProxyConfiguration = .none
+    /// Judges every TLS server after the handshake, before a request is sent (pinning). nil:
+    /// OpenSSL's verification alone decides (per ``tls``).
+    public var serverTrustEvaluator: ServerTrustEvaluator? = nil
     public var parser: HTTPParserConfiguration = .default
     /// The longest a request waits in the pool for a connection (nil: until its total deadline).
     public var poolWaitTimeout: TimeAmount? = nil

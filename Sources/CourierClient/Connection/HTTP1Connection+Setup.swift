@@ -164,6 +164,11 @@ extension HTTP1Connection {
             if state == .complete {
                 establishment.tlsEnd = .now()
                 establishment.tlsInfo = tls.connectionInfo
+                if let evaluator = configuration.serverTrustEvaluator, let info = tls.connectionInfo,
+                   !evaluator(ServerTrustContext(host: key.origin.host, port: key.origin.port, connection: info)) {
+                    setupFailed(ClientError(.serverTrustRejected, detail: "the server trust evaluator rejected \(key.origin.host)"))
+                    return
+                }
                 becomeReady()
                 // Application data may have arrived with the last handshake flight.
                 readTLSPlaintext()

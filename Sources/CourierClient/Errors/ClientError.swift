@@ -62,6 +62,8 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         public static let resolutionFailed = Code("resolutionFailed", .resolve)
         /// The TLS layer failed (handshake, certificate, I/O).
         public static let tls = Code("tls", .tls)
+        /// The configured ``ServerTrustEvaluator`` rejected the server after the handshake.
+        public static let serverTrustRejected = Code("serverTrustRejected", .tls)
         /// The pool was shut down before the request got a connection.
         public static let poolShutdown = Code("poolShutdown", .pool)
         /// The request waited for a connection longer than it was allowed to.
