@@ -1,6 +1,7 @@
 // Fuzzes ContentDecoder (gzip, deflate, stacked): no crash; output never past maxDecodedBytes;
 // the same body fed whole and in pieces decodes to the same bytes when both succeed; a reset
-// decoder behaves exactly like a fresh one.
+// decoder behaves exactly like a fresh one; and decoding into a ByteBuffer (`decode(_:into:)`,
+// where one coding lets zlib write straight into the buffer) gives exactly what the sink does.
 //
 // Input layout:
 //   byte  0     bits 0–1 codings: [gzip], [deflate], [gzip, gzip], [deflate, gzip]
@@ -38,6 +39,11 @@ public func fuzzContentDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     fuzzCheck(
         wholeAfterReset == whole,
         "\(setup)\nafter reset(): \(wholeAfterReset.summary)\nfresh: \(whole.summary)")
+    decoder.reset()
+    let intoBuffer = run(decoder, [body[...]], layers: codings.count, limits: limits, setup: setup, intoBuffer: true)
+    fuzzCheck(
+        intoBuffer == whole,
+        "\(setup)\ninto a buffer: \(intoBuffer.summary)\nthrough the sink: \(whole.summary)")
 
     let context = "\(setup)\nwhole: \(whole.summary)\n\(feeding): \(split.summary)"
     // Every feeding's output is a prefix of the decoded body, so one is a prefix of the other.
@@ -66,13 +72,27 @@ private struct Outcome: Equatable {
 }
 
 private func run(
-    _ decoder: ContentDecoder, _ pieces: [ArraySlice<UInt8>], layers: Int, limits: ContentDecoderLimits, setup: String
+    _ decoder: ContentDecoder, _ pieces: [ArraySlice<UInt8>], layers: Int, limits: ContentDecoderLimits, setup: String,
+    intoBuffer: Bool = false
 ) -> Outcome {
     var outcome = Outcome()
     var fed: UInt64 = 0
     do throws(ContentDecodingError) {
         for piece in pieces {
             fed += UInt64(piece.count)
+            if intoBuffer {
+                var decoded = ByteBuffer()
+                defer {
+                    outcome.output += decoded.readableBytesArray()
+                    if let max = limits.maxDecodedBytes {
+                        fuzzCheck(
+                            UInt64(outcome.output.count) <= max,
+                            "\(setup)\ndecoded \(outcome.output.count) bytes into a buffer, limit \(max)")
+                    }
+                }
+                try decoder.decode(ByteBuffer(bytes: piece), into: &decoded)
+                continue
+            }
             // withUnsafeBytes rethrows untyped errors: carry the typed one out as a Result.
             let result = piece.withUnsafeBytes { (bytes) -> Result<Void, ContentDecodingError> in
                 do throws(ContentDecodingError) {

@@ -218,8 +218,12 @@ private struct BufferOutput: InflateOutput {
 
     mutating func write(_ body: (UnsafeMutableRawBufferPointer) -> Int) throws(ContentDecodingError) -> Int {
         let wanted = buffer.readableBytes == 0 ? Inflater.scratchSize : 32 * 1024
-        let made = buffer.withUnsafeMutableWritableBytes(minimumCapacity: wanted) { region in body(region) }
-        if made > 0 { try check(made) }
-        return made
+        // The check runs before the bytes are committed: output refused by a limit never
+        // becomes readable in the buffer, as with the sink, which is not called then.
+        return try buffer.withUnsafeMutableWritableBytes(minimumCapacity: wanted) { (region) throws(ContentDecodingError) -> Int in
+            let made = body(region)
+            if made > 0 { try check(made) }
+            return made
+        }
     }
 }
