@@ -132,7 +132,9 @@ extension HTTP1Connection {
             } catch {
                 // A TLS failure after the handshake (an alert, a bad record) is reported as the
                 // TLS layer's (.tls), not as a socket error. In TLS 1.3 this is also how a server's
-                // rejection of the client certificate arrives (RFC 8446 §4.4.2.4).
+                // rejection of the client certificate arrives (RFC 8446 §4.4.2.4). Plaintext
+                // decrypted before the failure is parsed first: it may complete the response.
+                if phase == .ready, readBuffer.readableBytes > 0 { inbound(eof: false) }
                 if phase == .ready, task != nil {
                     process(machine.errorCaught(ClientError(.tls, cause: error, detail: error.description)))
                 } else {

@@ -29,7 +29,9 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     let id: Int
     let key: PoolKey
     let loop: EventLoop
-    unowned let pool: ConnectionPool
+    /// Strong: a connection may still report to its pool after `shutdown()` returned (a close
+    /// queued on its loop). The cycle ends when the pool forgets the connection.
+    let pool: ConnectionPool
     let configuration: HTTPClientConfiguration
     let timeouts: HTTPClientTimeouts
 
@@ -68,6 +70,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     var idleTimer: TimerID?
     var bytesReceivedAtStart = 0
     var isDraining = false
+    var isPumping = false
     /// Out of the selector while reading is paused: see `selectorReady`.
     var suspended = false
 
@@ -165,7 +168,9 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
             guard let self else { return }
             idleReadTimer = nil
             guard let task = self.task, let limit = task.idleReadTimeout else { return }
-            // Reads move `lastRead` instead of rescheduling the timer on every read.
+            // Reads move `lastRead` instead of rescheduling the timer on every read. While the
+            // delegate has paused the body, the silence is ours, not the server's.
+            if machine.isPaused { lastRead = .now() }
             if Deadline.now() - lastRead >= limit {
                 process(machine.timeout(.idleRead))
             } else {
@@ -245,6 +250,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         case .wait(.stopReading):
             setInterest(interest.subtracting(.read))
         case .resumeInbound:
+            lastRead = .now()
             setInterest(interest.union(.read))
             drainInbound()
         case .close:
@@ -271,7 +277,14 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     }
 
     /// Feeds body pieces while the outbound queue is short (so a fast source cannot fill memory).
+    ///
+    /// Not re-entrant: writing a piece flushes, and a flush asks for more body; a nested call
+    /// returns at once and this loop keeps pulling. (Recursing instead would grow the stack by
+    /// a few frames per piece while the kernel keeps accepting them.)
     func pumpBody() {
+        guard !isPumping else { return }
+        isPumping = true
+        defer { isPumping = false }
         while bodyPumpActive, outboundBytes < 256 * 1024, task != nil {
             guard var source = bodySource else { return }
             let piece: ByteBuffer?
@@ -285,10 +298,10 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
             bodySource = source
             if let piece {
                 if piece.readableBytes == 0 { continue }
-                process(machine.requestBodyPart(piece))
                 // The delegate counts body bytes: not `machine.requestBytesSent`, which includes
                 // the head and chunk framing (and every earlier request on the connection).
                 bodyBytesSent += Int64(piece.readableBytes)
+                process(machine.requestBodyPart(piece))
                 task?.sentBody(total: bodyBytesSent)
             } else {
                 bodyPumpActive = false

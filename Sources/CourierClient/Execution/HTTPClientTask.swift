@@ -42,7 +42,8 @@ public final class HTTPClientTask: @unchecked Sendable {
     private static let ids = Atomic<Int>(0)
 
     let id: Int
-    private unowned let client: HTTPClient
+    /// Strong: a request in flight keeps its client (and pool) alive until it ends.
+    private let client: HTTPClient
     private let shared = Mutex(Shared())
     private let homeLoop: EventLoop
 
@@ -130,6 +131,9 @@ public final class HTTPClientTask: @unchecked Sendable {
         for name in ["Content-Length", "Transfer-Encoding"] where request.headers.contains(name) {
             return ClientError(.invalidRequest, detail: "\(name) is derived from the body; do not set it (RFC 9112 §6)")
         }
+        if case .stream(let length?, _) = request.body, length < 0 {
+            return ClientError(.invalidRequest, detail: "a stream body's length cannot be negative (\(length))")
+        }
         return nil
     }
 
@@ -164,6 +168,7 @@ public final class HTTPClientTask: @unchecked Sendable {
         guard let limit else { return }
         homeLoop.execute { [self] in
             guard case .waiting = shared.withLock({ $0.location }) else { return }
+            if let poolTimer { homeLoop.cancelTimer(poolTimer) }
             poolTimer = homeLoop.scheduleTimer(at: limit) { [self] in
                 poolTimer = nil
                 client.pool.removeWaiter(self, key: key, timedOut: true)

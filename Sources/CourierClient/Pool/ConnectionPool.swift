@@ -59,6 +59,9 @@ final class ConnectionPool: Sendable {
         let actions = state.withLock { state -> [ConnectionPoolStateMachine<Int>.Action] in
             state.waiters[task.id] = task
             if state.isShutDown { return [.failWaiter(task.id, ClientError(.poolShutdown))] }
+            // A cancel that came between the task marking itself waiting and this lock found
+            // nothing queued to remove: honour it here.
+            if task.isCancelled { return [.failWaiter(task.id, ClientError(.cancelled))] }
             return state.machines[key, default: ConnectionPoolStateMachine(configuration: machineConfiguration())]
                 .requestConnection(waiter: task.id)
         }

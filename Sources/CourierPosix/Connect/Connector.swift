@@ -44,10 +44,7 @@ public final class Connector {
         loop.assertInEventLoop()
         let connector = Connector(loop: loop, resolver: resolver, host: host, completion: completion)
         connector.retainedWhileRunning = connector
-        connector.timeoutTimer = loop.scheduleTimer(at: deadline) { [weak connector] in
-            connector?.timeoutTimer = nil
-            connector?.feed(.timedOut)
-        }
+        connector.armTimeout(deadline)
         let bound = LoopBound(connector, loop: loop)
         for family in [SocketAddress.Family.ipv6, .ipv4] {
             connector.lookups.append(resolver.resolve(host: host, port: port, family: family, on: loop) { result in
@@ -69,10 +66,7 @@ public final class Connector {
         let connector = Connector(loop: loop, resolver: resolver, host: path, completion: completion)
         connector.retainedWhileRunning = connector
         connector.resolvedAt = .now()
-        connector.timeoutTimer = loop.scheduleTimer(at: deadline) { [weak connector] in
-            connector?.timeoutTimer = nil
-            connector?.feed(.timedOut)
-        }
+        connector.armTimeout(deadline)
         do {
             let address = try SocketAddress(unixPath: path)
             // One address, no resolution: feed it as if resolved so the same machine drives it.
@@ -83,6 +77,15 @@ public final class Connector {
             connector.finish(.failure(.resolution(.noAddresses(host: path))))
         }
         return connector
+    }
+
+    /// The overall connect deadline (none for `distantFuture`: no timer that never fires).
+    private func armTimeout(_ deadline: Deadline) {
+        guard deadline != .distantFuture else { return }
+        timeoutTimer = loop.scheduleTimer(at: deadline) { [weak self] in
+            self?.timeoutTimer = nil
+            self?.feed(.timedOut)
+        }
     }
 
     /// Abandons the connect; the completion runs with `.cancelled` unless it already ran.

@@ -237,10 +237,9 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     private func waitTimeout() -> Int32 {
         if pending.withLock({ !$0.jobs.isEmpty }) { return 0 }
         guard let next = state.timers.nextDeadline() else { return -1 }
-        let left = next.remaining().nanoseconds
-        // Round up so a timer never fires early and the loop never spins on a 0 ms wait.
-        let milliseconds = (left + 999_999) / 1_000_000
-        return Int32(clamping: milliseconds)
+        // Round up so a timer never fires early and the loop never spins on a 0 ms wait
+        // (overflow-safe: a deadline in the distant future clamps to the longest wait).
+        return Int32(clamping: next.remaining().millisecondsRoundedUp)
     }
 
     /// Runs queued jobs, including jobs those jobs queue, for a few rounds: a request that

@@ -70,3 +70,55 @@ import Testing
         }
     }
 }
+
+@Suite(.serialized) struct ConfigurationEdgeTests {
+    @Test func noConnectTimeoutAtAll() throws {
+        // A nil timeout means no limit: the loop must wait without a deadline, not overflow.
+        try withClient(configure: { $0.timeouts = HTTPClientTimeouts(connect: nil, tlsHandshake: nil, idleRead: nil, total: nil) }) { client in
+            let server = try ScriptedServer()
+            defer { server.shutdown() }
+            server.route("/hello") { _, connection in try connection.respond(status: 200, body: "hello") }
+            let result = run(client, try get("\(server.baseURL)/hello"))
+            #expect(result.bodyString == "hello")
+            let named = run(client, try get("http://localhost:\(server.port)/hello"))
+            #expect(named.bodyString == "hello")
+        }
+    }
+
+    @Test func aNegativeStreamLengthIsRefused() throws {
+        struct Empty: HTTPClientBodyStream { mutating func next() throws -> ByteBuffer? { nil } }
+        try withClient { client in
+            var request = try get("http://127.0.0.1:9/")
+            request.method = .POST
+            request.body = .stream(length: -1, makeStream: { Empty() })
+            let result = run(client, request)
+            #expect(result.error?.code == .invalidRequest)
+        }
+    }
+
+    @Test func manySmallChunksDoNotRecurse() throws {
+        // 200,000 pieces of 16 bytes, chunked (the server's chunk-flood guard wants a mean of
+        // at least 8): the loop pulls them iteratively.
+        struct Lines: HTTPClientBodyStream {
+            var left = 200_000
+            mutating func next() throws -> ByteBuffer? {
+                guard left > 0 else { return nil }
+                left -= 1
+                return ByteBuffer(string: "line 012345678\(left % 10)\n")
+            }
+        }
+        try withClient { client in
+            let server = try ScriptedServer()
+            defer { server.shutdown() }
+            server.route("/upload") { request, connection in
+                try connection.respond(status: 200, body: "\(request.body.count)")
+            }
+            var request = try get("\(server.baseURL)/upload")
+            request.method = .POST
+            request.body = .stream(length: nil, makeStream: { Lines() })
+            let result = run(client, request, seconds: 60)
+            #expect(result.error == nil, "\(String(describing: result.error))")
+            #expect(result.bodyString == "\(200_000 * 16)")
+        }
+    }
+}
