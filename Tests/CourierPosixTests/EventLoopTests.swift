@@ -111,6 +111,27 @@ import Dispatch
         #expect(queue.isEmpty)
     }
 
+    @Test func aCallbackCanCancelAnotherDueTimer() throws {
+        try expectNoLeakedDescriptors {
+            let loop = try EventLoop(name: "t-cancel-due")
+            defer { loop.shutdown() }
+            let fired = Mutex<[Int]>([])
+            let done = Box<Bool>()
+            loop.execute {
+                let at = Deadline.after(.milliseconds(5))
+                var second: TimerID?
+                loop.scheduleTimer(at: at) {
+                    fired.withLock { $0.append(1) }
+                    if let second { loop.cancelTimer(second) }
+                }
+                second = loop.scheduleTimer(at: at + .microseconds(1)) { fired.withLock { $0.append(2) } }
+                loop.scheduleTimer(at: at + .milliseconds(5)) { done.put(true) }
+            }
+            #expect(done.take() == true)
+            #expect(fired.withLock { $0 } == [1], "the cancelled timer was due in the same turn but must not run")
+        }
+    }
+
     @Test func orderSurvivesCompaction() {
         var queue = TimerQueue()
         let base = Deadline.now()
@@ -121,7 +142,7 @@ import Dispatch
             if i % 3 != 0 { cancelled.append(id) }
         }
         for id in cancelled { queue.cancel(id) }
-        for callback in queue.popExpired(now: base + .seconds(1)) { callback() }
+        while let callback = queue.popFirstExpired(now: base + .seconds(1)) { callback() }
         #expect(fired == Array(stride(from: 0, to: 500, by: 3)))
     }
 }

@@ -90,7 +90,13 @@ extension HTTP1Connection {
                 return
             case .processed(let n):
                 lastRead = .now()
-                if n == readSize, readSize < 256 * 1024 { readSize *= 2 }
+                // Grow while reads fill the buffer; shrink back after small ones, so a connection
+                // that once downloaded something large does not keep reserving 256 KiB per read.
+                if n == readSize, readSize < 256 * 1024 {
+                    readSize *= 2
+                } else if n < readSize / 8, readSize > 4 * 1024 {
+                    readSize /= 2
+                }
                 task?.firstByteReceived()
                 if let tls {
                     tls.feedCiphertext(cipherIn)

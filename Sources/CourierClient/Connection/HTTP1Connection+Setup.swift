@@ -13,6 +13,8 @@ extension HTTP1Connection {
     /// Connects, tunnels and handshakes; reports to the pool when ready or failed.
     func start() {
         loop.assertInEventLoop()
+        // The pool may have closed this connection (shutdown) before its start job ran.
+        guard phase == .connecting, connector == nil else { return }
         let now = Deadline.now()
         establishment.resolveStart = now
         establishment.connectStart = now
@@ -180,6 +182,8 @@ extension HTTP1Connection {
     }
 
     func becomeReady() {
+        // A nested write failure may have failed and closed the connection meanwhile.
+        guard phase != .closed else { return }
         if let setupTimer { loop.cancelTimer(setupTimer) }
         setupTimer = nil
         phase = .ready

@@ -228,7 +228,8 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
                 isRunning.store(false, ordering: .releasing)
             }
             let now = Deadline.now()
-            for timer in state.timers.popExpired(now: now) { timer() }
+            // One at a time: a callback may cancel another timer that is also due.
+            while let timer = state.timers.popFirstExpired(now: now) { timer() }
             runPendingJobs()
         }
         runPendingJobs()

@@ -68,14 +68,14 @@ struct TimerQueue {
         return nil
     }
 
-    /// Removes and returns the callbacks of every timer due at `now`, earliest first.
-    mutating func popExpired(now: Deadline) -> [() -> Void] {
-        var due: [() -> Void] = []
+    /// Removes and returns the callback of the earliest live timer due at `now`, if any.
+    mutating func popFirstExpired(now: Deadline) -> (() -> Void)? {
         while let first = heap.first, first.deadline <= now {
             popFirst()
-            if let callback = callbacks.removeValue(forKey: first.id) { due.append(callback) } else { cancelledInHeap -= 1 }
+            if let callback = callbacks.removeValue(forKey: first.id) { return callback }
+            cancelledInHeap -= 1
         }
-        return due
+        return nil
     }
 
     private mutating func popFirst() {
