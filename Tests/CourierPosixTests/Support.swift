@@ -44,15 +44,6 @@ func expectNoLeakedDescriptors(_ body: () throws -> Void) throws {
     }
 }
 
-/// Entries in /proc/self/fd.
-func openDescriptorCount() -> Int {
-    guard let dir = opendir("/proc/self/fd") else { return -1 }
-    defer { closedir(dir) }
-    var count = 0
-    while readdir(dir) != nil { count += 1 }
-    return count
-}
-
 /// A one-shot value slot other threads fill and a test waits on.
 final class Box<T: Sendable>: Sendable {
     private let value = Mutex<T?>(nil)

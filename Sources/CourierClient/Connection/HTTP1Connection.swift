@@ -205,7 +205,6 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
             case .requestComplete:
                 requestWritten = true
                 bodyPumpActive = false
-                task?.requestComplete()
             }
         case .sendRequestBody:
             if let continueTimer { loop.cancelTimer(continueTimer) }

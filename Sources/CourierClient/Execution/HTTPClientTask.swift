@@ -60,6 +60,9 @@ public final class HTTPClientTask: @unchecked Sendable {
     private var metrics: HTTPClientMetrics
     private var retried = false
     private var headSent = false
+    /// The head of the current attempt, as handed to the encoder (what `didSendRequestHead`
+    /// reports: with the fields the client added, such as Accept-Encoding).
+    private var sentHead: HTTPRequestHead?
     private var poolTimer: TimerID?
     private var ended = false
 
@@ -235,7 +238,9 @@ public final class HTTPClientTask: @unchecked Sendable {
         headSent = false
         decoder = nil
         pendingRedirect = nil
-        return Attempt(head: makeHead(proxied: connection.key.proxy != nil && request.url.scheme == .http),
+        let head = makeHead(proxied: connection.key.proxy != nil && request.url.scheme == .http)
+        sentHead = head
+        return Attempt(head: head,
                        host: request.url.hostHeader, body: request.body,
                        expectContinue: request.expectContinue, deadline: deadline)
     }
@@ -265,15 +270,13 @@ public final class HTTPClientTask: @unchecked Sendable {
         if !headSent {
             headSent = true
             metrics.requestStart = .now()
-            delegate.didSendRequestHead(self, HTTPRequestHead(method: request.method, target: .origin(request.url.requestTarget), headers: request.headers))
+            if let sentHead { delegate.didSendRequestHead(self, sentHead) }
         }
     }
 
     func sentBody(total: Int64) {
         if pendingRedirect == nil { delegate.didSendRequestBody(self, total: total) }
     }
-
-    func requestComplete() {}
 
     func requestFlushed() {
         if metrics.requestEnd == nil { metrics.requestEnd = .now() }

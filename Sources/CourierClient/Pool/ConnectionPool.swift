@@ -169,9 +169,12 @@ final class ConnectionPool: Sendable {
                 guard let connection = state.withLock({ $0.connections[key]?[id] }) else { continue }
                 let timeout = configuration.idleConnectionTimeout
                 connection.loop.execute { connection.scheduleIdleTimer(timeout) }
-            case .cancelIdleTimer(let id):
-                guard let connection = state.withLock({ $0.connections[key]?[id] }) else { continue }
-                connection.loop.execute { connection.cancelIdleTimer() }
+            case .cancelIdleTimer:
+                // Nothing to do here: what follows it on the connection's loop cancels the
+                // timer anyway (`execute` for a lease, `closeFromPool` or the close itself),
+                // and a timer that fires first finds the connection leased and is ignored.
+                // Skipping it saves a loop hop per reused request.
+                break
             case .closeConnection(let id):
                 guard let connection = state.withLock({ $0.connections[key]?.removeValue(forKey: id) }) else { continue }
                 connection.loop.execute { connection.closeFromPool() }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CCourierLinux
 import CourierCore
+import Dispatch
 import Synchronization
 
 /// One thread running one epoll set, a task queue woken by an eventfd, and a timer heap.
@@ -111,7 +112,7 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     public func submitAndWait<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
         if inEventLoop { return body() }
         let result = Mutex<T?>(nil)
-        let done = Semaphore()
+        let done = DispatchSemaphore(value: 0)
         execute {
             let value = body()
             result.withLock { $0 = value }
@@ -274,53 +275,4 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         }
         thread = handle
     }
-}
-
-/// A counting semaphore for the few places that must block a non-loop thread.
-final class Semaphore: Sendable {
-    private let storage = Mutex(0)
-    private let condition = ConditionBox()
-
-    func signal() {
-        condition.lock()
-        storage.withLock { $0 += 1 }
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func wait() {
-        condition.lock()
-        while storage.withLock({ value -> Bool in
-            if value > 0 { value -= 1; return false }
-            return true
-        }) {
-            condition.wait()
-        }
-        condition.unlock()
-    }
-}
-
-/// A pthread mutex + condition variable pair, heap-allocated so they never move.
-final class ConditionBox: @unchecked Sendable {
-    // @unchecked: the pthread objects are the synchronisation; they are only used through
-    // the pthread calls below and never move (allocated once).
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-
-    init() {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(cond, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(cond)
-        pthread_mutex_destroy(mutex)
-        cond.deallocate()
-        mutex.deallocate()
-    }
-
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-    func wait() { pthread_cond_wait(cond, mutex) }
-    func broadcast() { pthread_cond_broadcast(cond) }
 }
