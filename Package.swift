@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "CourierPosix", targets: ["CourierPosix"]),
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
         .library(name: "CourierClient", targets: ["CourierClient"]),
+        .library(name: "Courier", targets: ["Courier"]),
     ],
     targets: [
         // C system modules: module maps and headers only, nothing compiled.
@@ -53,6 +54,21 @@ let package = Package(
         .target(
             name: "CourierClient",
             dependencies: ["CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS"],
+            swiftSettings: swiftSettings
+        ),
+
+        // The AFNetworking layer: sessions, tasks, serializers, multipart, pinning. The only
+        // module that may import FoundationEssentials (URL, Data, Codable), and nothing more.
+        .target(
+            name: "Courier",
+            dependencies: ["CourierClient", "CourierCore", "CourierHTTP1", "CourierTLS"],
+            swiftSettings: swiftSettings
+        ),
+
+        // `make demo`: a loopback server and the Courier layer's main jobs, with readable output.
+        .executableTarget(
+            name: "CourierDemo",
+            dependencies: ["Courier", "CourierTestSupport", "CCourierZlib"],
             swiftSettings: swiftSettings
         ),
 
@@ -103,6 +119,12 @@ let package = Package(
             name: "CourierClientTests",
             // CCourierZlib: the decompression tests compress their response bodies at run time.
             dependencies: ["CourierClient", "CourierHTTP1", "CourierCore", "CourierPosix", "CourierTLS", "CourierTestSupport", "CCourierZlib"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CourierTests",
+            dependencies: ["Courier", "CourierClient", "CourierHTTP1", "CourierCore", "CourierTLS", "CourierTestSupport", "CCourierZlib"],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
     ]

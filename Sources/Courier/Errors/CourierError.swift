@@ -1,0 +1,127 @@
+import CourierClient
+import FoundationEssentials
+
+/// The one error type of the Courier layer: which phase of a task failed, why (the underlying
+/// error), and, when a response arrived, the response and the first bytes of its body.
+///
+/// A struct over an extensible ``Code`` rather than a public enum, so that new codes can be added
+/// without breaking callers that switch over them (DESIGN.md, "Errors").
+public struct CourierError: Error, Sendable, CustomStringConvertible {
+    /// Where in a task's life the failure happened. Never "unknown".
+    public enum Phase: String, Hashable, Sendable, CaseIterable {
+        /// Building the request: URL, headers, parameters, body.
+        case serialize
+        /// Name resolution.
+        case resolve
+        /// Opening the TCP connection (or proxy tunnel).
+        case connect
+        /// The TLS handshake.
+        case tls
+        /// The security policy (pinning) judged the server.
+        case trust
+        /// Writing the request.
+        case send
+        /// Reading the response.
+        case receive
+        /// The response bytes broke HTTP/1.1 framing.
+        case parse
+        /// Content decoding (gzip, deflate).
+        case decode
+        /// Following a redirect.
+        case redirect
+        /// The response serializer refused the status code or content type.
+        case validate
+        /// The response serializer could not turn the body into a value.
+        case decodeBody
+        /// Writing or moving a downloaded file.
+        case file
+        /// The task was cancelled (by the caller, a hook, or invalidation).
+        case cancelled
+    }
+
+    /// What went wrong. Compare with the static members (`error.code == .unacceptableStatusCode`).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let name: String
+        /// The phase an error with this code is in unless its creator says otherwise.
+        public let defaultPhase: Phase
+
+        public init(_ name: String, _ phase: Phase) {
+            self.name = name
+            self.defaultPhase = phase
+        }
+
+        public var description: String { name }
+        public static func == (lhs: Code, rhs: Code) -> Bool { lhs.name == rhs.name }
+        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+
+        // Request building.
+        public static let invalidURL = Code("invalidURL", .serialize)
+        public static let invalidHeader = Code("invalidHeader", .serialize)
+        public static let invalidParameters = Code("invalidParameters", .serialize)
+        public static let requestSerializationFailed = Code("requestSerializationFailed", .serialize)
+        public static let bodyFileUnreadable = Code("bodyFileUnreadable", .serialize)
+        // Transport (the underlying error is the CourierClient.ClientError).
+        public static let transport = Code("transport", .receive)
+        public static let serverTrustRejected = Code("serverTrustRejected", .trust)
+        public static let cancelled = Code("cancelled", .cancelled)
+        public static let sessionInvalidated = Code("sessionInvalidated", .cancelled)
+        public static let bodyTooLarge = Code("bodyTooLarge", .receive)
+        public static let redirectRefused = Code("redirectRefused", .redirect)
+        // Response validation and serialization.
+        public static let unacceptableStatusCode = Code("unacceptableStatusCode", .validate)
+        public static let unacceptableContentType = Code("unacceptableContentType", .validate)
+        public static let responseSerializationFailed = Code("responseSerializationFailed", .decodeBody)
+        public static let noResponse = Code("noResponse", .validate)
+        // Downloads.
+        public static let fileWriteFailed = Code("fileWriteFailed", .file)
+        public static let fileMoveFailed = Code("fileMoveFailed", .file)
+        public static let invalidResumeData = Code("invalidResumeData", .file)
+    }
+
+    /// How many body bytes an error keeps (``bodyPrefix``).
+    public static let bodyPrefixLimit = 64 * 1024
+
+    public let code: Code
+    public let phase: Phase
+    /// The error this one wraps: a `ClientError` from the transport, a `DecodingError`, a
+    /// `TrustFailure`, a file system error, …
+    public let underlying: (any Error & Sendable)?
+    /// The response, when one arrived.
+    public let response: Response?
+    /// At most ``bodyPrefixLimit`` bytes of the response body, when one arrived.
+    public let bodyPrefix: Data?
+    /// The URL of the request that failed.
+    public let failingURL: URL?
+    public let detail: String?
+
+    public init(
+        _ code: Code, phase: Phase? = nil, underlying: (any Error & Sendable)? = nil, response: Response? = nil,
+        body: Data? = nil, failingURL: URL? = nil, detail: String? = nil
+    ) {
+        self.code = code
+        self.phase = phase ?? code.defaultPhase
+        self.underlying = underlying
+        self.response = response
+        self.bodyPrefix = body.map { $0.count > Self.bodyPrefixLimit ? Data($0.prefix(Self.bodyPrefixLimit)) : $0 }
+        self.failingURL = failingURL ?? response?.url
+        self.detail = detail
+    }
+
+    /// The same error with the response, body and URL of the task filled in where missing.
+    public func with(response: Response?, body: Data?, failingURL: URL?) -> CourierError {
+        CourierError(
+            code, phase: phase, underlying: underlying, response: self.response ?? response, body: bodyPrefix ?? body,
+            failingURL: self.failingURL ?? failingURL, detail: detail)
+    }
+
+    public var isCancelled: Bool { phase == .cancelled }
+
+    public var description: String {
+        var text = "CourierError.\(code) (\(phase.rawValue))"
+        if let detail { text += ": \(detail)" }
+        if let response { text += " [HTTP \(response.statusCode) \(response.url.absoluteString)]" }
+        else if let failingURL { text += " [\(failingURL.absoluteString)]" }
+        if let underlying { text += " ← \(underlying)" }
+        return text
+    }
+}

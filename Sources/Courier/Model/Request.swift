@@ -1,0 +1,73 @@
+import CourierClient
+import CourierCore
+import CourierHTTP1
+import FoundationEssentials
+import Glibc
+
+/// A request as the Courier layer builds it (AFNetworking's `NSURLRequest`): what the request
+/// serializers produce and what tasks run. Nothing is validated until the task starts; an
+/// invalid URL or header then fails the task in the `serialize` phase.
+public struct Request: Sendable {
+    /// An absolute `http` or `https` URL (RFC 9110 §4.2).
+    public var url: URL
+    public var method: HTTPMethod
+    /// Header fields. `Content-Length` and `Transfer-Encoding` come from ``body`` (RFC 9112 §6)
+    /// and must not be set here.
+    public var headers: HTTPFields
+    public var body: RequestBody?
+    /// Seconds without a byte from the server before the request fails (AFNetworking's
+    /// `timeoutInterval`, 60 s by default, NSURLRequest semantics: an idle timeout, not a
+    /// deadline for the whole transfer).
+    public var timeoutInterval: Double
+
+    public init(url: URL, method: HTTPMethod = .GET, headers: HTTPFields = HTTPFields(), body: RequestBody? = nil, timeoutInterval: Double = 60) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeoutInterval = timeoutInterval
+    }
+
+    /// The first value of a header field (case-insensitive name).
+    public func value(forHTTPHeaderField name: String) -> String? { headers[first: name] }
+
+    /// Sets (replacing) or, with nil, removes a header field. Names or values that would produce
+    /// an invalid or injected request (CR, LF, NUL, non-token names) are refused.
+    public mutating func setValue(_ value: String?, forHTTPHeaderField name: String) throws(CourierError) {
+        guard let value else { headers.remove(name: name); return }
+        do { try headers.set(name: name, value: value) } catch {
+            throw CourierError(.invalidHeader, underlying: error, detail: "header \(name)")
+        }
+    }
+}
+
+/// Where a request body comes from. Every kind can be produced again, so a request can be
+/// retried or redirected with 307/308.
+public enum RequestBody: Sendable {
+    /// Bytes in memory, sent with Content-Length.
+    case data(Data)
+    /// A regular file, streamed from disk, sent with Content-Length.
+    case file(URL)
+    /// A stream of pieces. A known `length` is sent as Content-Length and the stream must
+    /// produce exactly that many bytes; nil sends the body chunked (RFC 9112 §7.1).
+    /// `makeStream` is called once per attempt; it runs on an event loop and must not block.
+    case stream(length: Int64?, makeStream: @Sendable () -> any HTTPClientBodyStream)
+
+    /// The body's length when it is known before sending (a file's size is read now).
+    public var length: Int64? {
+        switch self {
+        case .data(let data): Int64(data.count)
+        case .file(let url): FileSize.of(url.path)
+        case .stream(let length, _): length
+        }
+    }
+}
+
+/// Sizes of regular files (`stat(2)`).
+enum FileSize {
+    static func of(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+}

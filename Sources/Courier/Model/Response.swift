@@ -1,0 +1,52 @@
+import CourierClient
+import CourierHTTP1
+import FoundationEssentials
+
+/// A response head as the Courier layer reports it (AFNetworking's `NSHTTPURLResponse`).
+public struct Response: Sendable, Hashable {
+    /// The URL that produced this response (the last one after redirects).
+    public var url: URL
+    /// The status code (RFC 9110 §15).
+    public var statusCode: Int
+    public var headers: HTTPFields
+
+    public init(url: URL, statusCode: Int, headers: HTTPFields) {
+        self.url = url
+        self.statusCode = statusCode
+        self.headers = headers
+    }
+
+    /// The first value of a header field (case-insensitive name).
+    public func value(forHTTPHeaderField name: String) -> String? { headers[first: name] }
+
+    /// The media type of Content-Type, lowercased, without parameters (RFC 9110 §8.3.1), e.g.
+    /// `application/json`; nil when absent.
+    public var mimeType: String? {
+        guard let value = headers[first: "Content-Type"] else { return nil }
+        let type = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let trimmed = type.trimmingOWS.lowercased()
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// The `charset` parameter of Content-Type, lowercased and unquoted, e.g. `utf-8`.
+    public var textEncodingName: String? {
+        guard let value = headers[first: "Content-Type"] else { return nil }
+        for parameter in value.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingOWS.lowercased() == "charset" else { continue }
+            var charset = pair[1].trimmingOWS
+            if charset.count >= 2, charset.hasPrefix("\""), charset.hasSuffix("\"") {
+                charset = String(charset.dropFirst().dropLast())
+            }
+            return charset.isEmpty ? nil : charset.lowercased()
+        }
+        return nil
+    }
+
+    /// The body length the server announced in Content-Length (of the encoded body, RFC 9110
+    /// §8.6), or -1 when absent or chunked.
+    public var expectedContentLength: Int64 {
+        guard let value = headers[first: "Content-Length"], let length = Int64(value), length >= 0 else { return -1 }
+        return length
+    }
+}

@@ -1,0 +1,2 @@
+import Courier
+print("Courier demo: under construction")
