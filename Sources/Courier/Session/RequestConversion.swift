@@ -1,0 +1,83 @@
+import CourierClient
+import CourierCore
+import CourierHTTP1
+import FoundationEssentials
+
+/// Turns a ``Request`` into the transport's ``HTTPClientRequest``: URL checked (http/https with a
+/// host), the session's extra header fields added where the request has none, the body mapped,
+/// and the timeouts and TLS settings applied. Redirects are left to the session (disabled here).
+struct RequestConversion {
+    var additionalHeaders: HTTPFields
+    var resourceTimeout: Double?
+
+    func convert(_ request: Request) throws(CourierError) -> HTTPClientRequest {
+        let url: HTTPURL
+        do { url = try HTTPURL(request.url.absoluteString) } catch {
+            throw CourierError(.invalidURL, underlying: error, failingURL: request.url, detail: error.description)
+        }
+        guard url.scheme == .http || url.scheme == .https else {
+            throw CourierError(.invalidURL, failingURL: request.url, detail: "only http and https URLs are supported")
+        }
+        var headers = request.headers
+        for field in additionalHeaders where !headers.contains(field.name) {
+            headers.append(field)
+        }
+        var body: HTTPClientRequestBody?
+        if let requestBody = request.body {
+            body = try Self.body(requestBody, headers: &headers, url: request.url)
+        } else if let declared = headers[first: "Content-Length"], declared == "0" {
+            headers.remove(name: "Content-Length")
+        }
+        var converted = HTTPClientRequest(method: request.method, url: url, headers: headers, body: body)
+        var timeouts = HTTPClientTimeouts()
+        timeouts.idleRead = Self.timeAmount(request.timeoutInterval)
+        timeouts.total = resourceTimeout.flatMap(Self.timeAmount)
+        converted.timeouts = timeouts
+        converted.redirects = .disabled
+        return converted
+    }
+
+    /// Maps the body. A Content-Length set by the caller must agree with a body of known length
+    /// (and is then left to the transport to send); for a stream of unknown length it becomes
+    /// the stream's length, as NSURLSession does for streamed requests.
+    static func body(_ body: RequestBody, headers: inout HTTPFields, url: URL) throws(CourierError) -> HTTPClientRequestBody {
+        let declared = headers[first: "Content-Length"]
+        headers.remove(name: "Content-Length")
+        let declaredLength: Int64?
+        if let declared {
+            guard let length = Int64(declared), length >= 0 else {
+                throw CourierError(.invalidHeader, failingURL: url, detail: "Content-Length \"\(declared)\" is not a length")
+            }
+            declaredLength = length
+        } else {
+            declaredLength = nil
+        }
+        let converted: HTTPClientRequestBody
+        let length: Int64?
+        switch body {
+        case .data(let data):
+            converted = .bytes(ByteBuffer(bytes: data))
+            length = Int64(data.count)
+        case .file(let fileURL):
+            guard let size = FileSize.of(fileURL.path) else {
+                throw CourierError(.bodyFileUnreadable, failingURL: url, detail: "\(fileURL.path) is not a readable regular file")
+            }
+            converted = .file(path: fileURL.path)
+            length = size
+        case .stream(let streamLength, let makeStream):
+            let resolved = streamLength ?? declaredLength
+            converted = .stream(length: resolved, makeStream: makeStream)
+            length = resolved
+        }
+        if let declaredLength, let length, declaredLength != length {
+            throw CourierError(.invalidHeader, failingURL: url, detail: "Content-Length \(declaredLength) does not match the body's \(length) bytes")
+        }
+        return converted
+    }
+
+    /// Seconds as a ``TimeAmount``; nil for zero, negative or non-finite (no limit).
+    static func timeAmount(_ seconds: Double) -> TimeAmount? {
+        guard seconds.isFinite, seconds > 0 else { return nil }
+        return .nanoseconds(Int64(min(seconds, 1e9) * 1e9))
+    }
+}

@@ -1,0 +1,35 @@
+import CourierClient
+import FoundationEssentials
+
+/// How a ``SessionManager`` behaves (the part of `NSURLSessionConfiguration` that applies on a
+/// server): the transport's settings plus what the session layer adds.
+public struct SessionConfiguration: Sendable {
+    /// The transport: pool size, connect/TLS timeouts, proxy, base TLS settings, decompression,
+    /// event loop threads. Its `redirects` decide which redirects are followed; the session
+    /// follows them itself so that the redirect hook sees each one. Its `serverTrustEvaluator`
+    /// is replaced by the session's security policies.
+    public var client = HTTPClientConfiguration()
+    /// Header fields added to every request that does not set them itself.
+    public var httpAdditionalHeaders = HTTPFields()
+    /// The longest a whole task may take, redirects included (`timeoutIntervalForResource`);
+    /// nil for no limit. Each request's ``Request/timeoutInterval`` is the idle timeout.
+    public var timeoutIntervalForResource: Double? = nil
+    /// The largest body a data or upload task collects in memory. Past it the task fails with
+    /// ``CourierError/Code/bodyTooLarge``; use a download task for large bodies.
+    public var maximumInMemoryBodySize = 64 * 1024 * 1024
+    /// How many downloaded bytes may wait for the disk before the task stops reading the socket.
+    public var downloadWriteBufferSize = 1024 * 1024
+    /// The shortest gap between two progress callbacks of one task, in seconds. Updates in
+    /// between are merged; the last one is always delivered.
+    public var progressInterval: Double = 0.05
+    /// Where downloads are written until the destination closure names their final place.
+    public var temporaryDirectory: URL = FileManager.default.temporaryDirectory
+    /// An HTTP cache for GET responses (RFC 9111 freshness only), consulted and filled by data
+    /// tasks; nil (the default) for none.
+    public var responseCache: ResponseCache? = nil
+
+    public init() {}
+
+    /// The defaults: those of ``HTTPClientConfiguration`` and no resource timeout.
+    public static var `default`: SessionConfiguration { SessionConfiguration() }
+}

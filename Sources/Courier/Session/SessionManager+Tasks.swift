@@ -1,0 +1,204 @@
+import FoundationEssentials
+
+extension SessionManager {
+    // MARK: Data tasks
+
+    /// A task that collects the body in memory and hands it over unvalidated (`dataTaskWithRequest:`).
+    public func dataTask(
+        with request: Request, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
+        completionHandler: @escaping @Sendable (DataResponse<Data>) -> Void
+    ) -> DataTask {
+        dataTask(with: request, serializer: RawDataSerializer(), uploadProgress: uploadProgress,
+                 downloadProgress: downloadProgress, completionHandler: completionHandler)
+    }
+
+    /// A task whose body is validated and turned into a value by `serializer`, off the event loops
+    /// (`dataTaskWithRequest:uploadProgress:downloadProgress:completionHandler:`).
+    public func dataTask<Serializer: ResponseSerializer>(
+        with request: Request, serializer: Serializer, uploadProgress: ProgressHandler? = nil,
+        downloadProgress: ProgressHandler? = nil, completionHandler: @escaping @Sendable (DataResponse<Serializer.Output>) -> Void
+    ) -> DataTask {
+        let task = DataTask(manager: self, kind: .data, request: request, finisher: Self.finisher(serializer, completionHandler))
+        attachReporters(task, upload: uploadProgress, download: downloadProgress)
+        register(task)
+        return task
+    }
+
+    // MARK: Upload tasks
+
+    /// Uploads `data` as the request body (`uploadTaskWithRequest:fromData:`).
+    public func uploadTask<Serializer: ResponseSerializer>(
+        with request: Request, fromData data: Data, serializer: Serializer, progress: ProgressHandler? = nil,
+        completionHandler: @escaping @Sendable (DataResponse<Serializer.Output>) -> Void
+    ) -> UploadTask {
+        var request = request
+        request.body = .data(data)
+        return upload(request, serializer: serializer, progress: progress, completionHandler: completionHandler)
+    }
+
+    /// Uploads a file, streamed from disk with its exact length (`uploadTaskWithRequest:fromFile:`).
+    public func uploadTask<Serializer: ResponseSerializer>(
+        with request: Request, fromFile fileURL: URL, serializer: Serializer, progress: ProgressHandler? = nil,
+        completionHandler: @escaping @Sendable (DataResponse<Serializer.Output>) -> Void
+    ) -> UploadTask {
+        var request = request
+        request.body = .file(fileURL)
+        return upload(request, serializer: serializer, progress: progress, completionHandler: completionHandler)
+    }
+
+    /// Uploads the request's own body — typically a stream, or a multipart body
+    /// (`uploadTaskWithStreamedRequest:`).
+    public func uploadTask<Serializer: ResponseSerializer>(
+        withStreamedRequest request: Request, serializer: Serializer, progress: ProgressHandler? = nil,
+        completionHandler: @escaping @Sendable (DataResponse<Serializer.Output>) -> Void
+    ) -> UploadTask {
+        upload(request, serializer: serializer, progress: progress, completionHandler: completionHandler)
+    }
+
+    /// The three upload factories without a serializer: the body comes back unvalidated.
+    public func uploadTask(
+        with request: Request, fromData data: Data, progress: ProgressHandler? = nil,
+        completionHandler: @escaping @Sendable (DataResponse<Data>) -> Void
+    ) -> UploadTask {
+        uploadTask(with: request, fromData: data, serializer: RawDataSerializer(), progress: progress, completionHandler: completionHandler)
+    }
+
+    public func uploadTask(
+        with request: Request, fromFile fileURL: URL, progress: ProgressHandler? = nil,
+        completionHandler: @escaping @Sendable (DataResponse<Data>) -> Void
+    ) -> UploadTask {
+        uploadTask(with: request, fromFile: fileURL, serializer: RawDataSerializer(), progress: progress, completionHandler: completionHandler)
+    }
+
+    public func uploadTask(
+        withStreamedRequest request: Request, progress: ProgressHandler? = nil,
+        completionHandler: @escaping @Sendable (DataResponse<Data>) -> Void
+    ) -> UploadTask {
+        uploadTask(withStreamedRequest: request, serializer: RawDataSerializer(), progress: progress, completionHandler: completionHandler)
+    }
+
+    private func upload<Serializer: ResponseSerializer>(
+        _ request: Request, serializer: Serializer, progress: ProgressHandler?,
+        completionHandler: (@Sendable (DataResponse<Serializer.Output>) -> Void)?
+    ) -> UploadTask {
+        let task = UploadTask(manager: self, kind: .upload, request: request, finisher: Self.finisher(serializer, completionHandler))
+        attachReporters(task, upload: progress, download: nil)
+        register(task)
+        return task
+    }
+
+    // MARK: Download tasks
+
+    /// Streams the body to a temporary file, then moves it where `destination` says
+    /// (`downloadTaskWithRequest:progress:destination:completionHandler:`). Without a
+    /// destination the file stays at its temporary location (reported in the completion).
+    public func downloadTask(
+        with request: Request, options: DownloadOptions = [.createIntermediateDirectories, .removePreviousFile],
+        progress: ProgressHandler? = nil, destination: (@Sendable (URL, Response) -> URL)? = nil,
+        completionHandler: @escaping @Sendable (DownloadResponse) -> Void
+    ) -> DownloadTask {
+        let path = configuration.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString).tmp").path
+        let plan = DownloadPlan(destination: destination, options: options, temporaryPath: path)
+        let task = DownloadTask(manager: self, kind: .download, request: request, finisher: Self.downloadFinisher(completionHandler), download: plan)
+        attachReporters(task, upload: nil, download: progress)
+        register(task)
+        return task
+    }
+
+    /// Continues a download from resume data (`downloadTaskWithResumeData:`): asks for the
+    /// rest with `Range` and `If-Range` (RFC 9110 §14.2, §13.1.5). If the server's file changed
+    /// (a 200 instead of a 206), the download starts over. Resume data that does not match its
+    /// partial file fails the task with ``CourierError/Code/invalidResumeData`` when resumed.
+    public func downloadTask(
+        withResumeData resumeData: Data, options: DownloadOptions = [.createIntermediateDirectories, .removePreviousFile],
+        progress: ProgressHandler? = nil, destination: (@Sendable (URL, Response) -> URL)? = nil,
+        completionHandler: @escaping @Sendable (DownloadResponse) -> Void
+    ) -> DownloadTask {
+        let resume = ResumeData.decode(resumeData)
+        let valid = resume.map { resume in (FileSize.of(resume.temporaryFilePath) ?? -1) >= resume.bytesReceived } ?? false
+        var request = Request(url: URL(string: "http://invalid.invalid/")!)
+        if let resume, let url = URL(string: resume.url), let method = HTTPMethod(resume.method) {
+            request = Request(url: url, method: method, timeoutInterval: resume.timeoutInterval)
+            for pair in resume.headers where pair.count == 2 {
+                if let field = try? HTTPField(name: pair[0], value: pair[1]) { request.headers.append(field) }
+            }
+            request.headers.remove(name: "Range")
+            request.headers.remove(name: "If-Range")
+            request.headers.remove(name: "Accept-Encoding")
+            request.headers.append(try! HTTPField(name: "Range", value: "bytes=\(resume.bytesReceived)-"))
+            if let ifRange = try? HTTPField(name: "If-Range", value: resume.validator) { request.headers.append(ifRange) }
+            // The offset counts bytes of the identity representation: ask for no content coding.
+            request.headers.append(try! HTTPField(name: "Accept-Encoding", value: "identity"))
+        }
+        let path = resume?.temporaryFilePath
+            ?? configuration.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString).tmp").path
+        let plan = DownloadPlan(destination: destination, options: options, temporaryPath: path)
+        let task = DownloadTask(manager: self, kind: .download, request: request, finisher: Self.downloadFinisher(completionHandler), download: plan)
+        if valid, let resume {
+            task.core.withLock { $0.resumeOffset = resume.bytesReceived }
+        } else {
+            task.core.withLock { core in
+                core.preflightError = CourierError(.invalidResumeData, detail: "the resume data is unreadable or its partial file is gone")
+            }
+        }
+        attachReporters(task, upload: nil, download: progress)
+        register(task)
+        return task
+    }
+
+    // MARK: Building blocks
+
+    /// Progress reporters for both directions, delivering to the handlers and the hooks.
+    func attachReporters(_ task: SessionTask, upload: ProgressHandler?, download: ProgressHandler?) {
+        let interval = configuration.progressInterval
+        task.uploadReporter = ProgressReporter(progress: task.uploadProgress, queue: completionQueue, interval: interval) {
+            [weak self, weak task] snapshot, delta in
+            upload?(snapshot)
+            guard let self, let task, delta > 0, let hook = self.hooks.taskDidSendBodyData else { return }
+            hook(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
+        }
+        let isDownload = task.kind == .download
+        task.downloadReporter = ProgressReporter(progress: task.downloadProgress, queue: completionQueue, interval: interval) {
+            [weak self, weak task] snapshot, delta in
+            download?(snapshot)
+            guard isDownload, let self, let task, delta > 0, let hook = self.hooks.downloadTaskDidWriteData else { return }
+            hook(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
+        }
+    }
+
+    static func finisher<Serializer: ResponseSerializer>(
+        _ serializer: Serializer, _ completionHandler: (@Sendable (DataResponse<Serializer.Output>) -> Void)?
+    ) -> TaskFinisher {
+        { raw in
+            let result: Result<Serializer.Output, CourierError>
+            if let error = raw.error {
+                result = .failure(error)
+            } else if let response = raw.response {
+                do throws(CourierError) { result = .success(try serializer.serialize(response: response, data: raw.data)) } catch {
+                    result = .failure(error.with(response: response, body: raw.data, failingURL: raw.request.url))
+                }
+            } else {
+                result = .failure(CourierError(.noResponse, failingURL: raw.request.url, detail: "the task ended without a response"))
+            }
+            let response = DataResponse(request: raw.request, response: raw.response, data: raw.data, metrics: raw.metrics, result: result)
+            let value: (any Sendable)? = try? result.get()
+            return FinishedTask(serializedObject: value, error: response.error) { completionHandler?(response) }
+        }
+    }
+
+    static func downloadFinisher(_ completionHandler: (@Sendable (DownloadResponse) -> Void)?) -> TaskFinisher {
+        { raw in
+            let result: Result<URL, CourierError>
+            if let error = raw.error {
+                result = .failure(error)
+            } else if let url = raw.fileURL {
+                result = .success(url)
+            } else {
+                result = .failure(CourierError(.noResponse, failingURL: raw.request.url, detail: "the download produced no file"))
+            }
+            let response = DownloadResponse(
+                request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: raw.resumeData, metrics: raw.metrics, result: result)
+            return FinishedTask(serializedObject: raw.fileURL, error: response.error) { completionHandler?(response) }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import CourierClient
+import Dispatch
+import FoundationEssentials
+import Synchronization
+
+/// AFNetworking's `AFURLSessionManager` on Courier's own transport: creates data, upload and
+/// download tasks, keeps a registry of them, runs every hook and completion on
+/// ``completionQueue``, and publishes lifecycle events.
+///
+/// Threading: the transport's event loops never run caller code. Serialization runs on a
+/// concurrent queue of the session's own; hooks, progress and completions on `completionQueue`
+/// (a serial queue owned by the manager unless one is given), each inside `completionGroup`
+/// when one is set.
+///
+/// Lifetime: running tasks keep their manager alive. ``invalidate(cancelingTasks:)`` ends it:
+/// new tasks fail, existing ones finish (or are cancelled), then the connections are closed and
+/// ``SessionHooks/sessionDidBecomeInvalid`` and ``SessionEvent/sessionInvalidated(_:)`` are
+/// delivered. A manager that is released without being invalidated closes its connections then.
+public final class SessionManager: Sendable {
+    public let configuration: SessionConfiguration
+    /// Where hooks, progress and completions run.
+    public let completionQueue: DispatchQueue
+    /// Every completion runs inside this group when set (AFNetworking's `completionGroup`).
+    public let completionGroup: DispatchGroup?
+    /// Pinning and trust settings, per host. Changes apply to new connections.
+    public let securityPolicies: SecurityPolicyTable
+
+    let client: HTTPClient
+    let serializationQueue = DispatchQueue(label: "courier.serialization", attributes: .concurrent)
+    let eventHub = EventHub()
+    private let conversion: RequestConversion
+    private let state = Mutex(ManagerState())
+
+    struct ManagerState {
+        var tasks: [Int: WeakTask] = [:]
+        var hooks = SessionHooks()
+        var invalidated = false
+        var invalidationDone = false
+        /// Tasks that ended whose completion has not run yet.
+        var pendingCompletions = 0
+    }
+
+    /// Creates a session with its own event loops and connection pool.
+    /// - Parameters:
+    ///   - configuration: transport and session settings.
+    ///   - securityPolicy: the default policy for every host (per-host ones can be added to
+    ///     ``securityPolicies``).
+    ///   - completionQueue: defaults to a serial queue owned by the manager (servers have no
+    ///     main run loop, so AFNetworking's main-queue default does not apply).
+    ///   - completionGroup: a group every completion runs in.
+    public init(
+        configuration: SessionConfiguration = .default, securityPolicy: SecurityPolicy = .default,
+        completionQueue: DispatchQueue? = nil, completionGroup: DispatchGroup? = nil
+    ) throws(CourierError) {
+        self.configuration = configuration
+        self.completionQueue = completionQueue ?? DispatchQueue(label: "courier.session.completion")
+        self.completionGroup = completionGroup
+        let policies = SecurityPolicyTable(default: securityPolicy)
+        self.securityPolicies = policies
+        var clientConfiguration = configuration.client
+        clientConfiguration.serverTrustEvaluator = policies.evaluator
+        do { self.client = try HTTPClient(configuration: clientConfiguration) } catch {
+            throw CourierError(.transport, phase: .connect, underlying: error, detail: "could not start the event loops: \(error)")
+        }
+        self.conversion = RequestConversion(
+            additionalHeaders: configuration.httpAdditionalHeaders, resourceTimeout: configuration.timeoutIntervalForResource)
+    }
+
+    deinit {
+        let (done, client) = (state.withLock { $0.invalidationDone }, self.client)
+        // Not on the caller's thread: the last reference may be dropped on an event loop.
+        if !done { DispatchQueue.global().async { client.shutdown() } }
+    }
+
+    // MARK: Hooks and events
+
+    /// The hook closures (AFNetworking's `set…Block:` setters). Read when each event happens.
+    public var hooks: SessionHooks {
+        get { state.withLock { $0.hooks } }
+        set { state.withLock { $0.hooks = newValue } }
+    }
+
+    /// Changes some hooks in place: `manager.updateHooks { $0.taskDidComplete = { … } }`.
+    public func updateHooks(_ change: (inout SessionHooks) -> Void) {
+        state.withLock { change(&$0.hooks) }
+    }
+
+    /// A stream of every lifecycle event from now on, in order; it ends when the session is
+    /// invalidated. Each call makes an independent stream.
+    public func events() -> AsyncStream<SessionEvent> { eventHub.stream() }
+
+    /// Calls `observer` on the completion queue for every lifecycle event.
+    @discardableResult
+    public func addObserver(_ observer: @escaping @Sendable (SessionEvent) -> Void) -> ObserverToken {
+        eventHub.addObserver(observer)
+    }
+
+    public func removeObserver(_ token: ObserverToken) { eventHub.removeObserver(token) }
+
+    func publishLater(_ event: SessionEvent) {
+        completionQueue.async { [eventHub] in eventHub.publish(event) }
+    }
+
+    // MARK: Registry
+
+    /// Every task created and not yet completed (`tasks`).
+    public var tasks: [SessionTask] {
+        state.withLock { $0.tasks.values.compactMap(\.task) }.sorted { $0.taskIdentifier < $1.taskIdentifier }
+    }
+    public var dataTasks: [DataTask] { tasks.compactMap { $0 as? DataTask } }
+    public var uploadTasks: [UploadTask] { tasks.compactMap { $0 as? UploadTask } }
+    public var downloadTasks: [DownloadTask] { tasks.compactMap { $0 as? DownloadTask } }
+
+    public func task(withIdentifier identifier: Int) -> SessionTask? {
+        state.withLock { $0.tasks[identifier]?.task }
+    }
+
+    /// Connections open in the pool (idle or busy).
+    public var openConnectionCount: Int { client.openConnectionCount }
+
+    /// Lists a new task, unless the session is invalidated (such a task fails when resumed and
+    /// must not hold up the invalidation).
+    func register(_ task: SessionTask) {
+        state.withLock { state in
+            guard !state.invalidated else { return }
+            state.tasks[task.taskIdentifier] = WeakTask(task: task)
+        }
+    }
+
+    /// The task ended; its completion is on its way.
+    func taskEnded(_ task: SessionTask) {
+        state.withLock { state in
+            state.tasks.removeValue(forKey: task.taskIdentifier)
+            state.pendingCompletions += 1
+        }
+    }
+
+    var isInvalidated: Bool { state.withLock { $0.invalidated } }
+
+    // MARK: Requests and completions
+
+    func convert(_ request: Request) throws(CourierError) -> HTTPClientRequest {
+        var converted = try conversion.convert(request)
+        if converted.url.scheme == .https {
+            try securityPolicies.apply(to: &converted, base: configuration.client.tls)
+        }
+        return converted
+    }
+
+    func cachedResponse(for request: Request) -> CachedResponse? {
+        guard let cache = configuration.responseCache, CacheRules.requestAllowsCache(request),
+              let cached = cache.cachedResponse(for: request) else { return nil }
+        guard CacheRules.isFresh(cached) else { return nil }
+        return cached
+    }
+
+    /// Runs a task's hooks, completion and event on the completion queue.
+    func deliverCompletion(of task: SessionTask, raw: RawOutcome, finished: FinishedTask) {
+        completionQueue.async(group: completionGroup) { [self] in
+            let hooks = self.hooks
+            if raw.error == nil, task.kind == .data, let cache = configuration.responseCache, let response = raw.response,
+               let data = raw.data, raw.metrics.transactionMetrics.isEmpty == false,
+               CacheRules.isStorable(response, for: raw.request) {
+                let proposal = CachedResponse(response: response, data: data)
+                let accepted = hooks.dataTaskWillCacheResponse.map { $0(task, proposal) } ?? proposal
+                if let accepted { cache.storeCachedResponse(accepted, for: raw.request) }
+            }
+            hooks.taskDidFinishCollectingMetrics?(task, raw.metrics)
+            hooks.taskDidComplete?(task, finished.error)
+            finished.deliver()
+            let handlers = task.core.withLock { core -> [@Sendable (Data?) -> Void] in
+                core.completionDelivered = true
+                defer { core.resumeDataHandlers = [] }
+                return core.resumeDataHandlers
+            }
+            for handler in handlers { handler(raw.resumeData) }
+            eventHub.publish(.taskCompleted(TaskCompletion(
+                task: task, response: raw.response, data: raw.data, serializedObject: finished.serializedObject,
+                fileURL: raw.fileURL, error: finished.error, metrics: raw.metrics)))
+            state.withLock { $0.pendingCompletions -= 1 }
+            finishInvalidationIfDone()
+        }
+    }
+
+    // MARK: Invalidation
+
+    /// Ends the session (`invalidateSessionCancelingTasks:resetSession:`). New tasks fail with
+    /// ``CourierError/Code/sessionInvalidated``. With `cancelingTasks`, running tasks are
+    /// cancelled; otherwise they run to completion (tasks never resumed are cancelled either way,
+    /// as nothing would ever finish them). When the last completion has run, the connections are
+    /// closed and `sessionDidBecomeInvalid` and the `sessionInvalidated` event follow.
+    public func invalidate(cancelingTasks: Bool) {
+        let tasks = state.withLock { state -> [SessionTask]? in
+            guard !state.invalidated else { return nil }
+            state.invalidated = true
+            return state.tasks.values.compactMap(\.task)
+        }
+        guard let tasks else { return }
+        for task in tasks where cancelingTasks || task.state == .suspended && !task.core.withLock({ $0.started }) {
+            task.cancel()
+        }
+        finishInvalidationIfDone()
+    }
+
+    private func finishInvalidationIfDone() {
+        let done = state.withLock { state -> Bool in
+            guard state.invalidated, !state.invalidationDone, state.pendingCompletions == 0,
+                  state.tasks.values.allSatisfy({ $0.task == nil }) else { return false }
+            state.invalidationDone = true
+            return true
+        }
+        guard done else { return }
+        let client = self.client
+        // `shutdown()` waits for the loops: never on a loop thread or the completion queue.
+        DispatchQueue.global().async { [self] in
+            client.shutdown()
+            completionQueue.async { [self] in
+                hooks.sessionDidBecomeInvalid?(nil)
+                eventHub.publish(.sessionInvalidated(nil), last: true)
+            }
+        }
+    }
+}
+
+/// The registry does not keep tasks alive: a task that was never resumed and is dropped by its
+/// creator simply goes away. A running task is kept alive by its transport request.
+struct WeakTask {
+    weak var task: SessionTask?
+}

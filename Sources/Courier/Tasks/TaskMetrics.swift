@@ -1,0 +1,17 @@
+import CourierClient
+import FoundationEssentials
+
+/// What a task measured (`NSURLSessionTaskMetrics`): one transaction per request made —
+/// redirects and authentication retries each add one — with DNS, connect, TLS, request and
+/// response timestamps, byte counts, reuse, addresses and the TLS version and cipher.
+public struct TaskMetrics: Sendable {
+    public var transactionMetrics: [HTTPClientMetrics]
+    /// When the task was resumed for the first time and when it completed.
+    public var taskStart: Date
+    public var taskEnd: Date
+    /// Redirects followed.
+    public var redirectCount: Int
+
+    /// The task's duration in seconds.
+    public var duration: Double { taskEnd.timeIntervalSince(taskStart) }
+}

@@ -1,0 +1,104 @@
+import Courier
+import CourierTestSupport
+import Dispatch
+import FoundationEssentials
+import Synchronization
+import Testing
+
+/// Runs a session test: serialised with every other descriptor-counting test, with a fresh
+/// loopback server, and checked for leaked descriptors once the session is invalidated (which
+/// waits for its `sessionDidBecomeInvalid`, i.e. for its connections to be closed).
+func withSession(
+    configure: (inout SessionConfiguration) -> Void = { _ in },
+    tls: ServerTLS? = nil,
+    completionQueue: DispatchQueue? = nil,
+    _ body: (SessionManager, ScriptedServer) throws -> Void
+) throws {
+    try FileDescriptors.exclusively {
+        try FileDescriptors.expectNoLeakedDescriptors {
+            var configuration = SessionConfiguration()
+            configuration.client.eventLoopThreads = 2
+            configure(&configuration)
+            let manager = try SessionManager(configuration: configuration, completionQueue: completionQueue)
+            let server = try ScriptedServer(tls: tls)
+            defer {
+                invalidateAndWait(manager)
+                server.shutdown()
+            }
+            try body(manager, server)
+        }
+    }
+}
+
+/// Invalidates `manager` (cancelling its tasks) and waits until it reports being invalid.
+func invalidateAndWait(_ manager: SessionManager, sourceLocation: SourceLocation = #_sourceLocation) {
+    let invalid = TestEvent()
+    manager.updateHooks { hooks in
+        let previous = hooks.sessionDidBecomeInvalid
+        hooks.sessionDidBecomeInvalid = { error in
+            previous?(error)
+            invalid.signal()
+        }
+    }
+    manager.invalidate(cancelingTasks: true)
+    #expect(invalid.wait(timeout: .seconds(20)), "the session did not become invalid", sourceLocation: sourceLocation)
+}
+
+/// A value set once from another thread, waited for with a timeout.
+final class Outcome<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+    private let done = TestEvent()
+
+    init() {}
+
+    func set(_ newValue: Value) {
+        value.withLock { $0 = newValue }
+        done.signal()
+    }
+
+    /// The value, or nil when it did not arrive within `seconds`.
+    func wait(seconds: Int = 20) -> Value? {
+        guard done.wait(timeout: .seconds(seconds)) else { return nil }
+        return value.withLock { $0 }
+    }
+}
+
+/// A thread-safe list that tests append to from callbacks.
+final class Recorder<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+
+    init() {}
+
+    func append(_ item: Element) { items.withLock { $0.append(item) } }
+    var all: [Element] { items.withLock { $0 } }
+    var count: Int { items.withLock { $0.count } }
+}
+
+/// Runs a data task to its end and returns its response (fails the test on timeout).
+func runData(_ manager: SessionManager, _ request: Request, sourceLocation: SourceLocation = #_sourceLocation) throws -> DataResponse<Data> {
+    let outcome = Outcome<DataResponse<Data>>()
+    manager.dataTask(with: request) { outcome.set($0) }.resume()
+    return try #require(outcome.wait(), "the task did not complete", sourceLocation: sourceLocation)
+}
+
+func url(_ server: ScriptedServer, _ path: String) -> URL {
+    URL(string: server.baseURL + path)!
+}
+
+/// Deterministic test bytes (a repeating pattern that is not all the same byte).
+func patternBytes(_ count: Int, seed: UInt8 = 7) -> [UInt8] {
+    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &+ $0 >> 8) }
+}
+
+/// A key that tells whether code runs on a given queue.
+final class QueueMarker: Sendable {
+    let key = DispatchSpecificKey<Int>()
+    let queue: DispatchQueue
+
+    init(label: String = "courier.tests.completion") {
+        queue = DispatchQueue(label: label)
+        queue.setSpecific(key: key, value: 1)
+    }
+
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == 1 }
+}
