@@ -57,6 +57,8 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     var task: HTTPClientTask?
     var bodySource: RequestBodySource?
     var bodyPumpActive = false
+    /// Set while the body stream asked to wait before its next piece (`waitAfterEmptyPiece`).
+    var bodyWaitTimer: TimerID?
     /// Request body payload bytes handed over so far (no head, no chunk framing), for
     /// `didSendRequestBody(total:)`.
     var bodyBytesSent: Int64 = 0
@@ -271,6 +273,8 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
 
     func stopBody() {
         bodyPumpActive = false
+        if let bodyWaitTimer { loop.cancelTimer(bodyWaitTimer) }
+        bodyWaitTimer = nil
         bodySource?.close()
         bodySource = nil
     }
@@ -280,8 +284,11 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     /// Not re-entrant: writing a piece flushes, and a flush asks for more body; a nested call
     /// returns at once and this loop keeps pulling. (Recursing instead would grow the stack by
     /// a few frames per piece while the kernel keeps accepting them.)
+    ///
+    /// A stream that returns an empty piece with a `waitAfterEmptyPiece` delay is asked again
+    /// when a loop timer fires; until then flushes do not pull from it.
     func pumpBody() {
-        guard !isPumping else { return }
+        guard !isPumping, bodyWaitTimer == nil else { return }
         isPumping = true
         defer { isPumping = false }
         while bodyPumpActive, outboundBytes < 256 * 1024, task != nil {
@@ -296,7 +303,15 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
             }
             bodySource = source
             if let piece {
-                if piece.readableBytes == 0 { continue }
+                if piece.readableBytes == 0 {
+                    guard let wait = source.waitAfterEmptyPiece else { continue }
+                    bodyWaitTimer = loop.scheduleTimer(at: .after(wait)) { [weak self] in
+                        guard let self else { return }
+                        bodyWaitTimer = nil
+                        if bodyPumpActive { pumpBody() }
+                    }
+                    return
+                }
                 // The delegate counts body bytes: not `machine.requestBytesSent`, which includes
                 // the head and chunk framing (and every earlier request on the connection).
                 bodyBytesSent += Int64(piece.readableBytes)

@@ -43,6 +43,12 @@ enum RequestBodySource {
         }
     }
 
+    /// After an empty piece: how long to wait before asking again (nil: at once).
+    var waitAfterEmptyPiece: TimeAmount? {
+        if case .stream(let stream) = self { return stream.waitAfterEmptyPiece }
+        return nil
+    }
+
     /// Releases what the source holds (closes a file).
     func close() {
         if case .file(let reader) = self { reader.close() }

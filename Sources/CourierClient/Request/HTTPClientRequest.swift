@@ -52,7 +52,21 @@ public enum HTTPClientRequestBody: Sendable {
 
 /// A pull source of request body pieces. Called on an event loop when the socket can take
 /// more: it must not block for long (a regular file read is fine; a network wait is not).
+///
+/// A stream that has nothing to give *yet* (a rate limiter, say) must not sleep: it returns an
+/// empty piece and says in ``waitAfterEmptyPiece`` how long the connection should wait before
+/// asking again. The connection then arms a timer on its loop and calls ``next()`` when it fires.
 public protocol HTTPClientBodyStream {
     /// The next piece, or nil at the end. Throwing fails the request in the `send` phase.
+    /// An empty piece means "nothing right now" (see ``waitAfterEmptyPiece``).
     mutating func next() throws -> ByteBuffer?
+
+    /// Read right after ``next()`` returned an empty piece: how long to wait before calling
+    /// ``next()`` again. nil (the default) asks again at once. Ignored after non-empty pieces.
+    var waitAfterEmptyPiece: TimeAmount? { get }
+}
+
+extension HTTPClientBodyStream {
+    /// Streams that never run dry ask again at once.
+    public var waitAfterEmptyPiece: TimeAmount? { nil }
 }

@@ -1,0 +1,79 @@
+import CourierClient
+import CourierCore
+import FoundationEssentials
+import Glibc
+
+extension MultipartFormData {
+    /// Writes the whole body to a file, piece by piece (AFNetworking's
+    /// `requestWithMultipartFormRequest:writingStreamContentsToFile:`), for uploading later as a
+    /// ``RequestBody/file(_:)`` with the same ``contentType``. The file is created or truncated;
+    /// on failure it is removed rather than left with a partial body. Not throttled. Blocks the
+    /// calling thread: do not call it on an event loop.
+    ///
+    /// - Throws: `CourierError(.fileWriteFailed)` when the file cannot be written; the error of a
+    ///   part that cannot be read (a file that changed size, a stream of the wrong length).
+    public func writeBody(to fileURL: URL) throws(CourierError) {
+        guard fileURL.isFileURL else {
+            throw CourierError(.fileWriteFailed, detail: "\(fileURL.absoluteString) is not a file URL")
+        }
+        let path = fileURL.path
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw CourierError(.fileWriteFailed, detail: "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        do throws(CourierError) {
+            try writeBody(toDescriptor: fd, path: path)
+            guard close(fd) == 0 else {
+                throw CourierError(.fileWriteFailed, detail: "cannot close \(path): \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            close(fd)
+            unlink(path)
+            throw error
+        }
+    }
+
+    private func writeBody(toDescriptor fd: Int32, path: String) throws(CourierError) {
+        var stream = makeStream(throttled: false)
+        var written: Int64 = 0
+        while true {
+            let next: ByteBuffer?
+            do {
+                next = try stream.next()
+            } catch let error as CourierError {
+                throw error
+            } catch {
+                throw CourierError(.fileWriteFailed, underlying: error, detail: "a multipart stream part failed")
+            }
+            guard let piece = next else { break }
+            if piece.readableBytes == 0 {
+                // An inner stream part has nothing yet. This is the caller's thread, not a loop,
+                // so waiting here is allowed.
+                if let wait = stream.waitAfterEmptyPiece, wait > .zero {
+                    usleep(UInt32(clamping: wait.nanoseconds / 1000))
+                }
+                continue
+            }
+            var failure: Int32 = 0
+            piece.withUnsafeReadableBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        return
+                    }
+                    offset += n
+                }
+            }
+            guard failure == 0 else {
+                throw CourierError(.fileWriteFailed, detail: "cannot write \(path): \(String(cString: strerror(failure)))")
+            }
+            written += Int64(piece.readableBytes)
+        }
+        guard written == stream.contentLength else {
+            throw CourierError(.fileWriteFailed, detail: "wrote \(written) of \(stream.contentLength) bytes")
+        }
+    }
+}
