@@ -1,0 +1,40 @@
+import CourierHTTP1
+import FoundationEssentials
+
+/// A request serializer built on an ``HTTPRequestSerializer`` (AFNetworking's subclasses of
+/// `AFHTTPRequestSerializer`): its headers, timeout and URI methods configure the others too.
+public protocol HTTPRequestSerializing: RequestSerializer {
+    /// The HTTP serializer whose settings apply: default headers, timeout, URI methods, query rules.
+    var http: HTTPRequestSerializer { get set }
+}
+
+extension HTTPRequestSerializing {
+    /// AFNetworking's `requestWithMethod:URLString:parameters:error:`: a request for `urlString`
+    /// with this serializer's timeout, then ``RequestSerializer/serialize(_:parameters:)``.
+    ///
+    /// - Throws: ``CourierError`` `.invalidURL` unless `urlString` is an absolute `http` or
+    ///   `https` URL with a host (RFC 9110 §4.2); otherwise whatever serializing throws.
+    public func request(method: HTTPMethod, urlString: String, parameters: (any Sendable)?) throws(CourierError) -> Request {
+        guard let url = URL(string: urlString), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        else {
+            throw CourierError(.invalidURL, detail: "not an absolute http or https URL with a host: \(urlString)")
+        }
+        let request = Request(url: url, method: method, timeoutInterval: http.timeoutInterval)
+        return try serialize(request, parameters: parameters)
+    }
+
+    /// The default headers (``HTTPRequestSerializer/httpRequestHeaders``).
+    public var httpRequestHeaders: HTTPFields { http.httpRequestHeaders }
+
+    /// Sets or removes a default header (``HTTPRequestSerializer/setValue(_:forHTTPHeaderField:)``).
+    public mutating func setValue(_ value: String?, forHTTPHeaderField name: String) throws(CourierError) {
+        try http.setValue(value, forHTTPHeaderField: name)
+    }
+
+    /// The request timeout (``HTTPRequestSerializer/timeoutInterval``).
+    public var timeoutInterval: Double {
+        get { http.timeoutInterval }
+        set { http.timeoutInterval = newValue }
+    }
+}

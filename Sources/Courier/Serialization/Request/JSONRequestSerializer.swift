@@ -1,0 +1,60 @@
+import FoundationEssentials
+
+/// AFNetworking's `AFJSONRequestSerializer`: parameters become a JSON body (RFC 8259) with
+/// `Content-Type: application/json`, except for the methods in
+/// ``HTTPRequestSerializer/httpMethodsEncodingParametersInURI`` (`GET`, `HEAD`, `DELETE`),
+/// whose parameters still go into the URL query.
+///
+/// Parameters may be a ``JSONValue``, AFNetworking-style untyped values (dictionaries, arrays,
+/// sets, strings, numbers, booleans, nil: see ``JSONValue/init(parameters:)``), or any other
+/// `Encodable` value, which `JSONEncoder` writes.
+public struct JSONRequestSerializer: HTTPRequestSerializing {
+    public var http: HTTPRequestSerializer
+    /// `JSONEncoder` output options (AFNetworking's `writingOptions`); none by default, so keys
+    /// come in dictionary order and `/` is escaped as `\/`, as `NSJSONSerialization` writes.
+    public var outputFormatting: JSONEncoder.OutputFormatting
+
+    public init(http: HTTPRequestSerializer = HTTPRequestSerializer(), outputFormatting: JSONEncoder.OutputFormatting = []) {
+        self.http = http
+        self.outputFormatting = outputFormatting
+    }
+
+    /// With nil parameters the request gets the default headers and no body (AFNetworking).
+    ///
+    /// - Throws: ``CourierError`` `.invalidParameters` when the parameters have no JSON form
+    ///   (the underlying error says why, with the key path).
+    public func serialize(_ request: Request, parameters: (any Sendable)?) throws(CourierError) -> Request {
+        if http.encodesParametersInURI(request.method) {
+            return try http.serialize(request, parameters: parameters)
+        }
+        var result = http.applyingDefaultHeaders(to: request)
+        guard let parameters else { return result }
+        let body = try encode(parameters)
+        if !result.headers.contains("Content-Type") {
+            try result.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        result.body = .data(body)
+        return result
+    }
+
+    /// The JSON text for `parameters`.
+    public func encode(_ parameters: any Sendable) throws(CourierError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = outputFormatting
+        let value: any Encodable
+        switch UntypedParameter(parameters) {
+        case .unsupported, .data, .date:
+            guard let encodable = parameters as? any Encodable else {
+                throw CourierError(.invalidParameters, detail: "parameters of type \(type(of: parameters)) are neither JSON values nor Encodable")
+            }
+            value = encodable
+        default:
+            value = try JSONValue(parameters: parameters)
+        }
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw CourierError(.invalidParameters, underlying: error, detail: "the parameters are not valid JSON")
+        }
+    }
+}

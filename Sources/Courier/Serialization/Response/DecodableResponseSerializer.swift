@@ -1,0 +1,44 @@
+import FoundationEssentials
+
+/// Validates, then decodes the body as JSON into `T` with a `JSONDecoder` (Alamofire's
+/// `DecodableResponseSerializer`; AFNetworking has no typed serializer).
+///
+/// An empty body is accepted only when the status is in ``emptyResponseCodes`` (204 and 205 by
+/// default) and `T` is an ``EmptyResponse`` type such as ``Empty``; otherwise it is an error.
+public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSerializer {
+    public var acceptableStatusCodes: Set<Int>
+    /// nil (any type) by default, as in Alamofire: JSON APIs use many media types
+    /// (`application/problem+json`, `application/vnd.api+json`, …).
+    public var acceptableContentTypes: Set<String>?
+    public var emptyResponseCodes: Set<Int>
+    /// Makes the decoder for each response (`JSONDecoder` is not `Sendable`, so the serializer
+    /// keeps a factory rather than an instance). Set date, key and data strategies here.
+    public var makeDecoder: @Sendable () -> JSONDecoder
+
+    public init(
+        _ type: T.Type = T.self, acceptableStatusCodes: Set<Int> = Set(200...299),
+        acceptableContentTypes: Set<String>? = nil, emptyResponseCodes: Set<Int> = [204, 205],
+        makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+    ) {
+        self.acceptableStatusCodes = acceptableStatusCodes
+        self.acceptableContentTypes = acceptableContentTypes
+        self.emptyResponseCodes = emptyResponseCodes
+        self.makeDecoder = makeDecoder
+    }
+
+    /// - Throws: the validation errors of ``HTTPResponseSerializer/validate(response:data:)``;
+    ///   `.responseSerializationFailed` for an empty body that the rule above refuses, or with
+    ///   the `DecodingError` as underlying error when decoding fails.
+    public func serialize(response: Response, data: Data?) throws(CourierError) -> T {
+        try HTTPResponseSerializer(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
+            .validate(response: response, data: data)
+        guard let data, !data.isEmpty else {
+            return try EmptyBody.value(T.self, response: response, data: data, emptyResponseCodes: emptyResponseCodes)
+        }
+        do {
+            return try makeDecoder().decode(T.self, from: data)
+        } catch {
+            throw CourierError(.responseSerializationFailed, underlying: error, response: response, body: data, detail: "the body does not decode as \(T.self)")
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import FoundationEssentials
+
+/// AFNetworking's `AFPropertyListResponseSerializer`, typed: validates (acceptable type
+/// `application/x-plist`), then decodes an XML or binary property list into `T` with
+/// `PropertyListDecoder`.
+///
+/// An empty body follows the rule of ``DecodableResponseSerializer``: accepted only for a status
+/// in ``emptyResponseCodes`` and an ``EmptyResponse`` type (AFNetworking returns nil).
+public struct PropertyListResponseSerializer<T: Decodable & Sendable>: ResponseSerializer {
+    public var acceptableStatusCodes: Set<Int>
+    public var acceptableContentTypes: Set<String>?
+    public var emptyResponseCodes: Set<Int>
+
+    public init(
+        _ type: T.Type = T.self, acceptableStatusCodes: Set<Int> = Set(200...299),
+        acceptableContentTypes: Set<String>? = ["application/x-plist"], emptyResponseCodes: Set<Int> = [204, 205]
+    ) {
+        self.acceptableStatusCodes = acceptableStatusCodes
+        self.acceptableContentTypes = acceptableContentTypes
+        self.emptyResponseCodes = emptyResponseCodes
+    }
+
+    /// - Throws: the validation errors; `.responseSerializationFailed` for a refused empty body
+    ///   or, with the `DecodingError` as underlying error, a body that does not decode.
+    public func serialize(response: Response, data: Data?) throws(CourierError) -> T {
+        try HTTPResponseSerializer(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
+            .validate(response: response, data: data)
+        guard let data, !data.isEmpty else {
+            return try EmptyBody.value(T.self, response: response, data: data, emptyResponseCodes: emptyResponseCodes)
+        }
+        do {
+            return try PropertyListDecoder().decode(T.self, from: data)
+        } catch {
+            throw CourierError(.responseSerializationFailed, underlying: error, response: response, body: data, detail: "the body is not a property list of \(T.self)")
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import FoundationEssentials
+
+/// Validates, then decodes the body as text in the charset of its Content-Type (Alamofire's
+/// `StringResponseSerializer`; AFNetworking returns raw data).
+///
+/// Without a charset, ``defaultEncoding`` applies: UTF-8 by default. RFC 2616 §3.7.1's
+/// ISO-8859-1 default for `text/*` was removed by RFC 7231 (Appendix B), JSON is UTF-8 by
+/// RFC 8259 §8.1, and UTF-8 is what servers send today. An absent or empty body gives "".
+public struct StringResponseSerializer: ResponseSerializer {
+    public var acceptableStatusCodes: Set<Int>
+    public var acceptableContentTypes: Set<String>?
+    /// Used when Content-Type has no charset parameter.
+    public var defaultEncoding: TextEncoding
+
+    public init(
+        acceptableStatusCodes: Set<Int> = Set(200...299), acceptableContentTypes: Set<String>? = nil,
+        defaultEncoding: TextEncoding = .utf8
+    ) {
+        self.acceptableStatusCodes = acceptableStatusCodes
+        self.acceptableContentTypes = acceptableContentTypes
+        self.defaultEncoding = defaultEncoding
+    }
+
+    /// - Throws: the validation errors; `.responseSerializationFailed` for a charset this
+    ///   serializer does not know or bytes that are invalid in the charset.
+    public func serialize(response: Response, data: Data?) throws(CourierError) -> String {
+        try HTTPResponseSerializer(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
+            .validate(response: response, data: data)
+        let encoding: TextEncoding
+        if let charset = response.textEncodingName {
+            guard let named = TextEncoding(charset: charset) else {
+                throw CourierError(.responseSerializationFailed, response: response, body: data, detail: "unsupported charset \"\(charset)\"")
+            }
+            encoding = named
+        } else {
+            encoding = defaultEncoding
+        }
+        guard let data, !data.isEmpty else { return "" }
+        guard let text = encoding.decode(data) else {
+            throw CourierError(.responseSerializationFailed, response: response, body: data, detail: "the body is not valid \(encoding.rawValue) text")
+        }
+        return text
+    }
+}
