@@ -102,3 +102,13 @@ final class QueueMarker: Sendable {
 
     var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == 1 }
 }
+
+/// A counter shared across threads.
+final class Counter: Sendable {
+    private let storage = Atomic<Int>(0)
+
+    init() {}
+
+    func add(_ amount: Int) { storage.add(amount, ordering: .relaxed) }
+    var value: Int { storage.load(ordering: .relaxed) }
+}
