@@ -1,4 +1,5 @@
 import CCourierOpenSSL
+import Glibc
 
 /// One X.509 certificate as exported from a TLS session: its DER encoding, the SHA-256 of its
 /// SubjectPublicKeyInfo (the value HPKP-style public-key pins compare, RFC 7469 §2.4), and its
@@ -34,6 +35,36 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
         guard let x else { throw OpenSSLErrorQueue.error(.configuration, "not a DER certificate") }
         defer { X509_free(x) }
         self.init(x509: x)
+    }
+
+    /// A new `X509*` parsed from ``der``; the caller frees it with `X509_free`.
+    func makeX509() throws(TLSError) -> OpaquePointer {
+        OpenSSLErrorQueue.clear()
+        let x: OpaquePointer? = der.withUnsafeBufferPointer { bytes in
+            // Safe: d2i_X509 reads at most `bytes.count` bytes from the array's storage during the call.
+            var cursor: UnsafePointer<UInt8>? = bytes.baseAddress
+            return d2i_X509(nil, &cursor, bytes.count)
+        }
+        guard let x else { throw OpenSSLErrorQueue.error(.configuration, "not a DER certificate") }
+        return x
+    }
+
+    /// Whether this certificate names `host`, judged the way `.full` verification judges the
+    /// leaf: a DNS name against the DNS subjectAltNames (RFC 6125 §6.4, a wildcard only as the
+    /// whole left-most label, `X509_check_host` with `X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS`), an
+    /// IP literal (IPv4, or IPv6 with or without brackets) against the IP subjectAltNames
+    /// (`X509_check_ip_asc`). For a policy that checks the name itself when chain verification
+    /// is off. False for an empty host or a certificate OpenSSL cannot parse.
+    public func matches(host: String) -> Bool {
+        guard let identity = try? ServerIdentity(host), let x = try? makeX509() else { return false }
+        defer { X509_free(x) }
+        defer { OpenSSLErrorQueue.clear() }
+        switch identity {
+        case .dns(let name):
+            return name.withCString { X509_check_host(x, $0, strlen($0), UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS), nil) } == 1
+        case .ip(let address):
+            return X509_check_ip_asc(x, address, 0) == 1
+        }
     }
 
     /// Reads every certificate in a PEM file, in file order.

@@ -18,6 +18,15 @@ public enum TrustRoot: Sendable, Hashable {
     case file(String)
     /// A directory of CA certificates named by subject hash (`openssl rehash`).
     case directory(String)
+    /// Certificates held in memory, added to the context's `X509_STORE` as trust anchors — the
+    /// counterpart of `SecTrustSetAnchorCertificates`, which certificate pinning uses.
+    ///
+    /// Any of them may end a chain, whether or not it is self-signed: a context with this root
+    /// sets `X509_V_FLAG_PARTIAL_CHAIN`, so a pinned leaf or intermediate is an anchor by itself.
+    /// That flag applies to the whole store, so certificates from the other sources of the same
+    /// configuration (a CA file holding an intermediate, say) can then end a chain too. An
+    /// empty list is a configuration error.
+    case certificates([TLSCertificate])
 }
 
 /// Client-side TLS settings. A value type: the connection pool keys connections by it, and a

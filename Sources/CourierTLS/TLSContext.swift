@@ -160,8 +160,32 @@ public final class TLSContext: @unchecked Sendable {
                 guard SSL_CTX_load_verify_dir(ctx, path) == 1 else {
                     throw OpenSSLErrorQueue.error(.configuration, "cannot use CA directory \(path)")
                 }
+            case .certificates(let certificates):
+                try addAnchors(certificates)
             }
         }
+    }
+
+    /// Adds in-memory trust anchors (``TrustRoot/certificates(_:)``) and accepts chains that end
+    /// at any of them (`X509_V_FLAG_PARTIAL_CHAIN`), not only at a self-signed root.
+    private func addAnchors(_ certificates: [TLSCertificate]) throws(TLSError) {
+        guard !certificates.isEmpty else {
+            throw TLSError(.configuration, message: "an in-memory trust root needs at least one certificate")
+        }
+        guard let store = SSL_CTX_get_cert_store(ctx) else {
+            throw OpenSSLErrorQueue.error(.configuration, "the context has no certificate store")
+        }
+        for certificate in certificates {
+            let x509 = try certificate.makeX509()
+            defer { X509_free(x509) }
+            // X509_STORE_add_cert takes its own reference; a duplicate is ignored (OpenSSL ≥ 1.1.1).
+            guard X509_STORE_add_cert(store, x509) == 1 else {
+                throw OpenSSLErrorQueue.error(.configuration, "cannot add trust anchor \(certificate.subject)")
+            }
+        }
+        guard let parameters = SSL_CTX_get0_param(ctx),
+            X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN)) == 1
+        else { throw OpenSSLErrorQueue.error(.configuration, "cannot allow partial chains") }
     }
 
     /// Loads a PEM certificate chain and its key, and checks that they match.

@@ -63,6 +63,10 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         // Transport (the underlying error is the CourierClient.ClientError).
         public static let transport = Code("transport", .receive)
         public static let serverTrustRejected = Code("serverTrustRejected", .trust)
+        /// A `SecurityPolicy` that would be unsafe or cannot work (pinning without pins, invalid
+        /// certificates allowed with name validation but no pins, a malformed pin, pins used
+        /// over plain `http`, an unreadable pinned certificate).
+        public static let invalidSecurityPolicy = Code("invalidSecurityPolicy", .trust)
         public static let cancelled = Code("cancelled", .cancelled)
         public static let sessionInvalidated = Code("sessionInvalidated", .cancelled)
         public static let bodyTooLarge = Code("bodyTooLarge", .receive)

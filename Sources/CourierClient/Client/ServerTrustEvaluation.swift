@@ -14,6 +14,10 @@ public struct ServerTrustContext: Sendable {
 /// A decision on a server's identity, made after the TLS handshake and before any request byte
 /// is sent on the connection — the hook a pinning policy (the `Courier` layer's
 /// `SecurityPolicy`) plugs into. Called on an event loop: keep it quick and non-blocking.
+///
 /// Returning false fails the connection's waiting requests in the `tls` phase with
-/// `ClientError.Code.serverTrustRejected`; the connection is closed and never pooled.
-public typealias ServerTrustEvaluator = @Sendable (ServerTrustContext) -> Bool
+/// `ClientError.Code.serverTrustRejected`; the connection is closed and never pooled. Throwing
+/// does the same and says why: the thrown error becomes the `ClientError`'s `cause` (a pinning
+/// policy throws its typed reason). A closure that neither throws nor is marked `throws` still
+/// converts to this type.
+public typealias ServerTrustEvaluator = @Sendable (ServerTrustContext) throws -> Bool

@@ -166,10 +166,19 @@ extension HTTP1Connection {
             if state == .complete {
                 establishment.tlsEnd = .now()
                 establishment.tlsInfo = tls.connectionInfo
-                if let evaluator = configuration.serverTrustEvaluator, let info = tls.connectionInfo,
-                   !evaluator(ServerTrustContext(host: key.origin.host, port: key.origin.port, connection: info)) {
-                    setupFailed(ClientError(.serverTrustRejected, detail: "the server trust evaluator rejected \(key.origin.host)"))
-                    return
+                if let evaluator = configuration.serverTrustEvaluator, let info = tls.connectionInfo {
+                    let context = ServerTrustContext(host: key.origin.host, port: key.origin.port, connection: info)
+                    let detail = "the server trust evaluator rejected \(key.origin.host)"
+                    do {
+                        guard try evaluator(context) else {
+                            setupFailed(ClientError(.serverTrustRejected, detail: detail))
+                            return
+                        }
+                    } catch {
+                        // The evaluator's reason (a pinning failure, say) is the cause.
+                        setupFailed(ClientError(.serverTrustRejected, cause: error, detail: detail))
+                        return
+                    }
                 }
                 becomeReady()
                 // Application data may have arrived with the last handshake flight.

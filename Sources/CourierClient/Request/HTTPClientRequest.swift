@@ -1,5 +1,6 @@
 import CourierCore
 import CourierHTTP1
+import CourierTLS
 
 /// One HTTP request: method, URL, header fields, optional body and per-request options.
 public struct HTTPClientRequest: Sendable {
@@ -15,6 +16,14 @@ public struct HTTPClientRequest: Sendable {
     public var expectContinue: Bool
     /// Overrides the client's redirect configuration for this request only.
     public var redirects: RedirectConfiguration?
+    /// Overrides the client's TLS configuration (``HTTPClientConfiguration/tls``) for this
+    /// request only: trust roots, verification mode, versions, client certificate. nil: the
+    /// client's. It is part of the pool key, so a connection made with one TLS configuration is
+    /// never used for a request with another. It applies to every `https` hop of the request's
+    /// redirect chain, including hops to another origin; a caller that needs different settings
+    /// per origin (a per-host pinning policy) follows redirects itself or refuses cross-origin
+    /// ones. The client's ``HTTPClientConfiguration/serverTrustEvaluator`` still runs.
+    public var tls: TLSConfiguration?
 
     public init(
         method: HTTPMethod = .GET, url: HTTPURL, headers: HTTPFields = HTTPFields(),
@@ -27,6 +36,7 @@ public struct HTTPClientRequest: Sendable {
         self.timeouts = nil
         self.expectContinue = expectContinue
         self.redirects = nil
+        self.tls = nil
     }
 
     /// Parses `url` (RFC 3986) and builds a request.

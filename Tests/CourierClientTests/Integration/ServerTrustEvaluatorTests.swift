@@ -49,4 +49,38 @@ import Testing
             #expect(server.requests.isEmpty)
         }
     }
+
+    /// What a throwing evaluator reports (a pinning policy's typed reason).
+    struct Refusal: Error, Equatable {
+        let host: String
+        let leafSubject: String?
+    }
+
+    @Test func aThrownReasonBecomesTheCause() throws {
+        try withClientAndServer(
+            configure: Self.configure { context in
+                throw Refusal(host: context.host, leafSubject: context.connection.verifiedChain.first?.subject)
+            },
+            serving: TLSMatrixTests.server("valid-chain.pem", "valid.key")
+        ) { client, server in
+            let result = run(client, try get("\(server.baseURL)/hello"))
+            let error = try #require(result.error)
+            #expect(error.code == .serverTrustRejected)
+            #expect(error.phase == .tls)
+            #expect(error.cause as? Refusal == Refusal(host: "localhost", leafSubject: "/CN=localhost"), "\(error)")
+            #expect(result.events == [.failed("serverTrustRejected")], "nothing was sent")
+            #expect(server.requests.isEmpty)
+        }
+    }
+
+    @Test func anEvaluatorThatReturnsFalseHasNoCause() throws {
+        try withClientAndServer(
+            configure: Self.configure { _ in false },
+            serving: TLSMatrixTests.server("valid-chain.pem", "valid.key")
+        ) { client, server in
+            let error = try #require(run(client, try get("\(server.baseURL)/hello")).error)
+            #expect(error.code == .serverTrustRejected)
+            #expect(error.cause == nil)
+        }
+    }
 }
