@@ -366,7 +366,9 @@ extension SessionTask {
             core.transactions.append(metrics)
             core.clientTask = nil
             if error.code == .cancelled, let cancellation = core.cancellation { return cancellation }
-            return CourierError.transport(error, url: core.currentRequest.url)
+            let url = core.currentRequest.url
+            return SecurityPolicy.courierError(from: error, host: url.host())?.with(response: nil, body: nil, failingURL: url)
+                ?? CourierError.transport(error, url: url)
         }
         if let mapped { complete(.failure(mapped.with(response: nil, body: nil, failingURL: nil))) }
     }

@@ -82,7 +82,7 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
 
     /// Starts the task, or continues reading after ``suspend()``.
     public func resume() {
-        enum Action { case none, start, resumeReading(HTTPClientTask) }
+        enum Action { case none, start, resumed(HTTPClientTask?) }
         let action = core.withLock { core -> Action in
             guard core.state == .suspended else { return .none }
             core.state = .running
@@ -93,9 +93,9 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
             }
             if core.readingPaused, !core.awaitingDecision, !core.sinkBusy, let client = core.clientTask {
                 core.readingPaused = false
-                return .resumeReading(client)
+                return .resumed(client)
             }
-            return .none
+            return .resumed(nil)
         }
         switch action {
         case .none:
@@ -103,9 +103,9 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         case .start:
             manager.publishLater(.taskResumed(self))
             start()
-        case .resumeReading(let client):
+        case .resumed(let client):
             manager.publishLater(.taskResumed(self))
-            client.resumeReading()
+            client?.resumeReading()
         }
     }
 

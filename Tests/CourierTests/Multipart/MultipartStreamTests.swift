@@ -139,7 +139,7 @@ import Testing
     @Test func streamFactoryIsCalledOncePerBody() throws {
         let calls = Counter()
         let form = try MultipartFixtures.form()
-        try form.appendPart(stream: { calls.increment(); return BytesStream([1, 2, 3]) }, length: 3, name: "s", fileName: "s", mimeType: "application/octet-stream")
+        try form.appendPart(stream: { calls.add(1); return BytesStream([1, 2, 3]) }, length: 3, name: "s", fileName: "s", mimeType: "application/octet-stream")
         let body = form.makeBody()
         #expect(calls.value == 0)
         _ = try drain(body)
@@ -196,11 +196,4 @@ import Testing
         form.throttle(bytesPerSecond: nil)
         #expect(form.bytesPerSecond == nil)
     }
-}
-
-/// A thread-safe call counter.
-final class Counter: Sendable {
-    private let count = Mutex(0)
-    func increment() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
 }

@@ -1,0 +1,126 @@
+import FoundationEssentials
+import Synchronization
+
+extension HTTPSessionManager {
+    /// The serialized value and the response of a request made with `async`/`await`.
+    public typealias Reply<Value> = (value: Value, response: Response)
+
+    /// Runs `method` on `path` and returns what `serializer` makes of the response. Cancelling
+    /// the Swift task cancels the request.
+    public func send<Serializer: ResponseSerializer>(
+        _ method: HTTPMethod, _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        serializer: Serializer
+    ) async throws(CourierError) -> Reply<Serializer.Output> {
+        let request = try self.request(method: method, path: path, parameters: parameters, headers: headers)
+        return try await run { handler in session.dataTask(with: request, serializer: serializer, completionHandler: handler) }
+    }
+
+    /// ``send(_:_:parameters:headers:serializer:)`` with the manager's ``responseSerializer``.
+    public func send(
+        _ method: HTTPMethod, _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields()
+    ) async throws(CourierError) -> Reply<any Sendable> {
+        try await send(method, path, parameters: parameters, headers: headers, serializer: responseSerializer)
+    }
+
+    /// The body decoded as `type` from JSON (``DecodableResponseSerializer``).
+    public func send<Value: Decodable & Sendable>(
+        _ method: HTTPMethod, _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        decoding type: Value.Type
+    ) async throws(CourierError) -> Reply<Value> {
+        try await send(method, path, parameters: parameters, headers: headers, serializer: DecodableResponseSerializer<Value>())
+    }
+
+    public func GET(_ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields()) async throws(CourierError) -> Reply<any Sendable> {
+        try await send(.GET, path, parameters: parameters, headers: headers)
+    }
+
+    public func GET<Value: Decodable & Sendable>(
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), as type: Value.Type
+    ) async throws(CourierError) -> Reply<Value> {
+        try await send(.GET, path, parameters: parameters, headers: headers, decoding: type)
+    }
+
+    /// HEAD returns the response only.
+    public func HEAD(_ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields()) async throws(CourierError) -> Response {
+        try await send(.HEAD, path, parameters: parameters, headers: headers, serializer: responseSerializer).response
+    }
+
+    public func POST(_ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields()) async throws(CourierError) -> Reply<any Sendable> {
+        try await send(.POST, path, parameters: parameters, headers: headers)
+    }
+
+    public func PUT(_ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields()) async throws(CourierError) -> Reply<any Sendable> {
+        try await send(.PUT, path, parameters: parameters, headers: headers)
+    }
+
+    public func PATCH(_ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields()) async throws(CourierError) -> Reply<any Sendable> {
+        try await send(.PATCH, path, parameters: parameters, headers: headers)
+    }
+
+    public func DELETE(_ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields()) async throws(CourierError) -> Reply<any Sendable> {
+        try await send(.DELETE, path, parameters: parameters, headers: headers)
+    }
+
+    /// The multipart POST, `async`.
+    public func POST(
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        constructingBodyWith constructingBody: (MultipartFormData) throws(CourierError) -> Void, progress: ProgressHandler? = nil
+    ) async throws(CourierError) -> Reply<any Sendable> {
+        let request = try multipartRequest(path: path, parameters: parameters, headers: headers, constructingBody: constructingBody)
+        let serializer = responseSerializer
+        return try await run { handler in
+            session.uploadTask(withStreamedRequest: request, serializer: serializer, progress: progress, completionHandler: handler)
+        }
+    }
+
+    /// Creates a task with `make`, resumes it, and waits for its completion; cancelling the
+    /// Swift task cancels it.
+    func run<Value: Sendable, Task: SessionTask>(
+        _ make: (@escaping @Sendable (DataResponse<Value>) -> Void) -> Task
+    ) async throws(CourierError) -> Reply<Value> {
+        let box = CancellationBox()
+        let response: DataResponse<Value> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let task = make { continuation.resume(returning: $0) }
+                box.set(task)
+                task.resume()
+            }
+        } onCancel: {
+            box.cancel()
+        }
+        switch response.result {
+        case .success(let value):
+            guard let head = response.response else { throw CourierError(.noResponse, failingURL: response.request.url) }
+            return (value, head)
+        case .failure(let error):
+            throw error
+        }
+    }
+}
+
+/// The task an `async` call waits for, so that cancelling the Swift task (possibly before the
+/// session task exists) cancels it.
+final class CancellationBox: Sendable {
+    private struct State {
+        var task: SessionTask?
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+
+    func set(_ task: SessionTask) {
+        let cancelled = state.withLock { state -> Bool in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    func cancel() {
+        let task = state.withLock { state -> SessionTask? in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
+    }
+}

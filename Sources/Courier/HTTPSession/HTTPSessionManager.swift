@@ -1,0 +1,228 @@
+import Dispatch
+import FoundationEssentials
+import Synchronization
+
+/// AFNetworking's `AFHTTPSessionManager`: requests relative to a base URL, built by a request
+/// serializer, with responses validated and decoded by a response serializer — GET, HEAD, POST,
+/// PUT, PATCH and DELETE with success/failure closures, a multipart POST, and `async` variants.
+///
+/// It runs its tasks on a ``SessionManager`` (``session``), whose hooks, events, registry and
+/// invalidation apply.
+public final class HTTPSessionManager: Sendable {
+    /// The base URL paths are resolved against. As in AFNetworking, a base URL with a path gets a
+    /// trailing slash, so `"https://api.example.com/v1"` + `"users"` is `…/v1/users`.
+    public let baseURL: URL?
+    /// The session that runs the tasks.
+    public let session: SessionManager
+    private let serializers: Mutex<Serializers>
+
+    private struct Serializers {
+        var request: any HTTPRequestSerializing = HTTPRequestSerializer()
+        var response: AnyResponseSerializer<any Sendable> = JSONResponseSerializer().erased
+    }
+
+    /// - Throws: ``CourierError`` `.invalidSecurityPolicy` when `securityPolicy` pins and
+    ///   `baseURL` is not `https` (AFNetworking refuses that combination too); or when the
+    ///   session cannot start.
+    public init(
+        baseURL: URL? = nil, configuration: SessionConfiguration = .default, securityPolicy: SecurityPolicy = .default,
+        completionQueue: DispatchQueue? = nil, completionGroup: DispatchGroup? = nil
+    ) throws(CourierError) {
+        self.baseURL = baseURL.map(Self.withTrailingSlash)
+        if let scheme = baseURL?.scheme {
+            try securityPolicy.validate(forScheme: scheme)
+        }
+        self.session = try SessionManager(
+            configuration: configuration, securityPolicy: securityPolicy, completionQueue: completionQueue,
+            completionGroup: completionGroup)
+        self.serializers = Mutex(Serializers())
+    }
+
+    /// AFNetworking's rule: a base URL with a non-empty path that does not end in `/` gets one.
+    static func withTrailingSlash(_ url: URL) -> URL {
+        guard !url.path.isEmpty, !url.absoluteString.hasSuffix("/") else { return url }
+        return URL(string: url.absoluteString + "/") ?? url
+    }
+
+    /// Builds requests: ``HTTPRequestSerializer`` (query string / form body) by default; set a
+    /// ``JSONRequestSerializer`` or ``PropertyListRequestSerializer`` for other bodies.
+    public var requestSerializer: any HTTPRequestSerializing {
+        get { serializers.withLock { $0.request } }
+        set { serializers.withLock { $0.request = newValue } }
+    }
+
+    /// Validates and decodes responses: ``JSONResponseSerializer`` by default (its value is a
+    /// ``JSONValue`` or nil for an empty body). Assign any serializer's `.erased`.
+    public var responseSerializer: AnyResponseSerializer<any Sendable> {
+        get { serializers.withLock { $0.response } }
+        set { serializers.withLock { $0.response = newValue } }
+    }
+
+    /// The absolute URL for `path` (`[NSURL URLWithString:relativeToURL:baseURL]`).
+    public func url(for path: String) throws(CourierError) -> URL {
+        guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL, url.scheme != nil else {
+            throw CourierError(.invalidURL, detail: "\"\(path)\" does not make a URL against \(baseURL?.absoluteString ?? "no base URL")")
+        }
+        return url
+    }
+
+    /// The request the serializer makes for `method` and `path`, with extra header fields.
+    public func request(method: HTTPMethod, path: String, parameters: (any Sendable)?, headers: HTTPFields = HTTPFields()) throws(CourierError) -> Request {
+        let serializer = requestSerializer
+        var request = try serializer.request(method: method, urlString: try url(for: path).absoluteString, parameters: parameters)
+        for field in headers {
+            try request.setValue(field.value, forHTTPHeaderField: field.name)
+        }
+        return request
+    }
+
+    // MARK: Tasks with closures
+
+    /// Runs `method` on `path` (AFNetworking's `dataTaskWithHTTPMethod:…`). When the request
+    /// cannot be built, `failure` is called on the completion queue with a nil task and nil is
+    /// returned.
+    @discardableResult
+    public func dataTask(
+        method: HTTPMethod, path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
+        success: (@Sendable (DataTask, (any Sendable)?) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
+    ) -> DataTask? {
+        let request: Request
+        do { request = try self.request(method: method, path: path, parameters: parameters, headers: headers) } catch {
+            session.completionQueue.async(group: session.completionGroup) { failure?(nil, error) }
+            return nil
+        }
+        let box = TaskBox()
+        let task = session.dataTask(
+            with: request, serializer: responseSerializer, uploadProgress: uploadProgress, downloadProgress: downloadProgress
+        ) { response in
+            guard let task = box.task else { return }
+            switch response.result {
+            case .success(let value): success?(task, value)
+            case .failure(let error): failure?(task, error)
+            }
+        }
+        box.task = task
+        task.resume()
+        return task
+    }
+
+    /// `GET:parameters:headers:progress:success:failure:` — parameters go in the query string.
+    @discardableResult
+    public func GET(
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), progress: ProgressHandler? = nil,
+        success: (@Sendable (DataTask, (any Sendable)?) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
+    ) -> DataTask? {
+        dataTask(method: .GET, path: path, parameters: parameters, headers: headers, downloadProgress: progress, success: success, failure: failure)
+    }
+
+    /// `HEAD:parameters:headers:success:failure:` — success gets the task only (no body).
+    @discardableResult
+    public func HEAD(
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        success: (@Sendable (DataTask) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
+    ) -> DataTask? {
+        dataTask(method: .HEAD, path: path, parameters: parameters, headers: headers, success: { task, _ in success?(task) }, failure: failure)
+    }
+
+    /// `POST:parameters:headers:progress:success:failure:` — parameters go in the body.
+    @discardableResult
+    public func POST(
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), progress: ProgressHandler? = nil,
+        success: (@Sendable (DataTask, (any Sendable)?) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
+    ) -> DataTask? {
+        dataTask(method: .POST, path: path, parameters: parameters, headers: headers, uploadProgress: progress, success: success, failure: failure)
+    }
+
+    /// `PUT:parameters:headers:success:failure:`.
+    @discardableResult
+    public func PUT(
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        success: (@Sendable (DataTask, (any Sendable)?) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
+    ) -> DataTask? {
+        dataTask(method: .PUT, path: path, parameters: parameters, headers: headers, success: success, failure: failure)
+    }
+
+    /// `PATCH:parameters:headers:success:failure:`.
+    @discardableResult
+    public func PATCH(
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        success: (@Sendable (DataTask, (any Sendable)?) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
+    ) -> DataTask? {
+        dataTask(method: .PATCH, path: path, parameters: parameters, headers: headers, success: success, failure: failure)
+    }
+
+    /// `DELETE:parameters:headers:success:failure:` — parameters go in the query string.
+    @discardableResult
+    public func DELETE(
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        success: (@Sendable (DataTask, (any Sendable)?) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
+    ) -> DataTask? {
+        dataTask(method: .DELETE, path: path, parameters: parameters, headers: headers, success: success, failure: failure)
+    }
+
+    /// `POST:parameters:headers:constructingBodyWithBlock:progress:success:failure:` — a
+    /// multipart/form-data upload: `parameters` become form fields first (AFNetworking's order),
+    /// then `constructingBody` appends parts. The body streams from disk with an exact length.
+    @discardableResult
+    public func POST(
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        constructingBodyWith constructingBody: (MultipartFormData) throws(CourierError) -> Void, progress: ProgressHandler? = nil,
+        success: (@Sendable (UploadTask, (any Sendable)?) -> Void)?, failure: (@Sendable (UploadTask?, CourierError) -> Void)?
+    ) -> UploadTask? {
+        let request: Request
+        do {
+            request = try multipartRequest(path: path, parameters: parameters, headers: headers, constructingBody: constructingBody)
+        } catch {
+            session.completionQueue.async(group: session.completionGroup) { failure?(nil, error) }
+            return nil
+        }
+        let box = UploadTaskBox()
+        let task = session.uploadTask(withStreamedRequest: request, serializer: responseSerializer, progress: progress) { response in
+            guard let task = box.task else { return }
+            switch response.result {
+            case .success(let value): success?(task, value)
+            case .failure(let error): failure?(task, error)
+            }
+        }
+        box.task = task
+        task.resume()
+        return task
+    }
+
+    /// AFNetworking's `multipartFormRequestWithMethod:URLString:parameters:constructingBodyWithBlock:`.
+    public func multipartRequest(
+        method: HTTPMethod = .POST, path: String, parameters: (any Sendable)?, headers: HTTPFields = HTTPFields(),
+        constructingBody: (MultipartFormData) throws(CourierError) -> Void
+    ) throws(CourierError) -> Request {
+        var request = try self.request(method: method, path: path, parameters: nil, headers: headers)
+        let form = MultipartFormData()
+        if let parameters {
+            for pair in try QueryString.pairs(parameters) {
+                try form.appendPart(data: Data((pair.value ?? "").utf8), name: pair.field)
+            }
+        }
+        try constructingBody(form)
+        request.body = form.makeBody()
+        try request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+        return request
+    }
+}
+
+/// Hands a task to its own completion closure (created before the task exists). Written once,
+/// before `resume()`, then only read; the lock makes that ordering explicit.
+final class TaskBox: Sendable {
+    private let storage = Mutex<DataTask?>(nil)
+    var task: DataTask? {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+}
+
+final class UploadTaskBox: Sendable {
+    private let storage = Mutex<UploadTask?>(nil)
+    var task: UploadTask? {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+}
