@@ -4,7 +4,7 @@ SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip
 
-.PHONY: all build test deps linkage test-only test-tsan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
+.PHONY: all build demo test deps linkage test-only test-tsan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
 
 all: build
 
@@ -23,13 +23,20 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The Courier layer's main jobs against loopback servers the demo starts itself: a JSON GET
+# decoded into a Decodable, gzip downloads with a progress bar, a multipart upload, a cancelled
+# request, and HTTPS with a right and a wrong SPKI pin.
+demo: deps
+	$(SWIFT) build --product CourierDemo
+	"$$($(SWIFT) build --show-bin-path)/CourierDemo"
+
 # The whole suite: the layering check, every Swift Testing test, then the concurrent suites
 # again under ThreadSanitizer.
 test: deps linkage test-only test-tsan
 
 # Socket tests count /proc/self/fd, which is process-wide: they run one at a time, after the
 # pure tests (which run in parallel).
-SOCKET_TESTS := ^(CourierPosixTests|CourierTestSupportTests|CourierClientTests)\.
+SOCKET_TESTS := ^(CourierPosixTests|CourierTestSupportTests|CourierClientTests|CourierTests)\.
 
 test-only:
 	$(SWIFT) test --disable-xctest --skip '$(SOCKET_TESTS)'
@@ -48,11 +55,17 @@ test-tsan: deps
 linkage: deps
 	@if grep -rnE '^\s*(@[a-zA-Z_]+\s+)*(public\s+|internal\s+|private\s+)?import\s+Foundation' Sources/CourierCore Sources/CourierHTTP1 Sources/CourierPosix Sources/CourierTLS Sources/CourierClient; then \
 	  echo "linkage: a lower layer imports Foundation"; exit 1; fi
+	@if grep -rnE '^\s*(@[a-zA-Z_]+\s+)*(public\s+|internal\s+|private\s+)?import\s+(Foundation|FoundationNetworking|FoundationXML)\s*$$' Sources/Courier; then \
+	  echo "linkage: Courier may import FoundationEssentials only"; exit 1; fi
 	$(SWIFT) build --product CourierLinkageProbe
 	@bin="$$($(SWIFT) build --show-bin-path)/CourierLinkageProbe"; \
 	"$$bin" >/dev/null || { echo "linkage: probe failed to run"; exit 1; }; \
 	if ldd "$$bin" | grep -i foundation; then echo "linkage: Foundation is linked into a library module"; exit 1; fi; \
 	echo "linkage: CourierCore, CourierHTTP1, CourierPosix, CourierTLS and CourierClient link without Foundation ($$(ldd "$$bin" | grep -c swift) Swift runtime libraries)"
+	$(SWIFT) build --product CourierDemo
+	@bin="$$($(SWIFT) build --show-bin-path)/CourierDemo"; \
+	if ldd "$$bin" | grep -E 'libFoundation(Networking|XML)?\.so'; then echo "linkage: Courier links more than FoundationEssentials"; exit 1; fi; \
+	echo "linkage: Courier links FoundationEssentials only"
 
 # libFuzzer targets (see Fuzz/README.md). FUZZ_SECONDS per target.
 fuzz-build: deps

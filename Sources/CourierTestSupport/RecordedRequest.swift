@@ -68,20 +68,42 @@ public struct RecordedRequest: Sendable, CustomStringConvertible {
 }
 
 /// The requests a server has received, in arrival order, shared between its connection threads.
+/// ``clear()`` forgets the ones recorded so far (positions keep counting), so a long-running
+/// test does not mistake the log's growth for its own.
 final class RequestLog: Sendable {
-    private let storage = Mutex<[RecordedRequest]>([])
+    private struct Storage {
+        var forgotten = 0
+        var items: [RecordedRequest] = []
+    }
+
+    private let storage = Mutex(Storage())
 
     /// Appends a request and returns its position, for a later ``update(_:_:)``.
     func append(_ request: RecordedRequest) -> Int {
         storage.withLock { log in
-            log.append(request)
-            return log.count - 1
+            log.items.append(request)
+            return log.forgotten + log.items.count - 1
         }
     }
 
+    /// Changes a recorded request, unless it was cleared meanwhile.
     func update(_ index: Int, _ change: (inout RecordedRequest) -> Void) {
-        storage.withLock { change(&$0[index]) }
+        storage.withLock { log in
+            let position = index - log.forgotten
+            guard log.items.indices.contains(position) else { return }
+            change(&log.items[position])
+        }
     }
 
-    var all: [RecordedRequest] { storage.withLock { $0 } }
+    var all: [RecordedRequest] { storage.withLock { $0.items } }
+
+    /// Every request ever recorded, cleared ones included.
+    var totalCount: Int { storage.withLock { $0.forgotten + $0.items.count } }
+
+    func clear() {
+        storage.withLock { log in
+            log.forgotten += log.items.count
+            log.items = []
+        }
+    }
 }

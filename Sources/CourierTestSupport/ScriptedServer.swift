@@ -138,6 +138,9 @@ public final class ScriptedServer: Sendable {
     /// Every request received, in arrival order.
     public var requests: [RecordedRequest] { core.log.all }
 
+    /// Forgets the requests recorded so far (``waitForRequests(_:timeout:)`` keeps counting them).
+    public func clearRequestLog() { core.log.clear() }
+
     /// Waits until at least `count` requests have arrived. Returns false on timeout.
     @discardableResult
     public func waitForRequests(_ count: Int, timeout: Duration = .seconds(10)) -> Bool {
@@ -231,7 +234,7 @@ final class ServerCore: Sendable {
 
     private func value(of counter: Counter) -> Int {
         switch counter {
-        case .requests: log.all.count
+        case .requests: log.totalCount
         case .accepted: stats.withLock { $0.accepted }
         case .openAtMost: stats.withLock { $0.open }
         }
