@@ -65,7 +65,7 @@ heading("multipart upload of a file")
 do {
     let file = downloads.appendingPathComponent("photo.jpg")
     try Data(repeating: 0xA5, count: 200_000).write(to: file)
-    let (value, response) = try await api.POST("upload", parameters: ["caption": "Loopback", "album": "demo"]) { (form: MultipartFormData) throws(CourierError) in
+    let (value, response) = try await api.POST("upload", parameters: ["caption": "Loopback", "album": "demo"]) { form in
         try form.appendPart(fileURL: file, name: "photo")
     }
     print("  POST /upload → \(response.statusCode); the server saw these parts:")

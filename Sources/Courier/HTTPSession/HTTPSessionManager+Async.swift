@@ -64,7 +64,7 @@ extension HTTPSessionManager {
     /// The multipart POST, `async`.
     public func POST(
         _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
-        constructingBodyWith constructingBody: (MultipartFormData) throws(CourierError) -> Void, progress: ProgressHandler? = nil
+        constructingBodyWith constructingBody: (MultipartFormData) throws -> Void, progress: ProgressHandler? = nil
     ) async throws(CourierError) -> Reply<any Sendable> {
         let request = try multipartRequest(path: path, parameters: parameters, headers: headers, constructingBody: constructingBody)
         let serializer = responseSerializer

@@ -167,7 +167,7 @@ public final class HTTPSessionManager: Sendable {
     @discardableResult
     public func POST(
         _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
-        constructingBodyWith constructingBody: (MultipartFormData) throws(CourierError) -> Void, progress: ProgressHandler? = nil,
+        constructingBodyWith constructingBody: (MultipartFormData) throws -> Void, progress: ProgressHandler? = nil,
         success: (@Sendable (UploadTask, (any Sendable)?) -> Void)?, failure: (@Sendable (UploadTask?, CourierError) -> Void)?
     ) -> UploadTask? {
         let request: Request
@@ -193,7 +193,7 @@ public final class HTTPSessionManager: Sendable {
     /// AFNetworking's `multipartFormRequestWithMethod:URLString:parameters:constructingBodyWithBlock:`.
     public func multipartRequest(
         method: HTTPMethod = .POST, path: String, parameters: (any Sendable)?, headers: HTTPFields = HTTPFields(),
-        constructingBody: (MultipartFormData) throws(CourierError) -> Void
+        constructingBody: (MultipartFormData) throws -> Void
     ) throws(CourierError) -> Request {
         var request = try self.request(method: method, path: path, parameters: nil, headers: headers)
         let form = MultipartFormData()
@@ -202,7 +202,9 @@ public final class HTTPSessionManager: Sendable {
                 try form.appendPart(data: Data((pair.value ?? "").utf8), name: pair.field)
             }
         }
-        try constructingBody(form)
+        do { try constructingBody(form) } catch let error as CourierError { throw error } catch {
+            throw CourierError(.requestSerializationFailed, underlying: error, detail: "the multipart body could not be built: \(error)")
+        }
         request.body = form.makeBody()
         try request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
         return request
