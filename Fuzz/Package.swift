@@ -59,5 +59,11 @@ let package = Package(
             dependencies: ["FuzzSupport"] + courier,
             swiftSettings: swiftSettings
         ),
+        // The Courier layer: response header values and bodies through every response serializer.
+        .executableTarget(
+            name: "FuzzResponseSerializers",
+            dependencies: ["FuzzSupport", .product(name: "Courier", package: rootIdentity)],
+            swiftSettings: swiftSettings
+        ),
     ]
 )
