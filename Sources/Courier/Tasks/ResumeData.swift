@@ -38,12 +38,16 @@ struct ResumeData: Codable, Sendable, Hashable {
     /// Parses `Content-Range: bytes first-last/complete` (RFC 9110 §14.4): (first, complete or -1).
     static func contentRangeStart(_ value: String?) -> (first: Int64, complete: Int64)? {
         guard let value = value?.trimmingOWS, value.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = value.dropFirst(6)
-        let parts = spec.split(separator: "/", maxSplits: 1)
+        // 1*DIGIT only: Int64("+5") would accept a sign the grammar does not have.
+        func number(_ text: Substring) -> Int64? {
+            guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            return Int64(text)
+        }
+        let parts = value.dropFirst(6).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
-        let range = parts[0].split(separator: "-", maxSplits: 1)
-        guard range.count == 2, let first = Int64(range[0]), let last = Int64(range[1]), first >= 0, last >= first else { return nil }
-        let complete = parts[1] == "*" ? -1 : (Int64(parts[1]) ?? -2)
+        let range = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+        guard range.count == 2, let first = number(range[0]), let last = number(range[1]), last >= first else { return nil }
+        let complete = parts[1] == "*" ? -1 : (number(parts[1]) ?? -2)
         guard complete == -1 || complete > last else { return nil }
         return (first, complete)
     }
