@@ -89,7 +89,7 @@ bench-parser: deps
 # (Benchmarks/Client/README.md). Installs nginx and wrk, makes the data files once, builds the
 # drivers in release mode (a driver whose product is not declared yet is reported, not built),
 # then runs every workload REPS times. Counts and clients: see the README (REPS=, CLIENTS=, ...).
-BENCH_CLIENT_DRIVERS := CourierBench AHCBench URLSessionBench ZlibInflateBench RusageSpawn
+BENCH_CLIENT_DRIVERS := CourierBench CourierSessionBench AHCBench URLSessionBench ZlibInflateBench RusageSpawn
 # The Swift drivers are linked with --static-swift-stdlib, as a Swift server binary is usually
 # deployed (smaller resident set: only the runtime pages a program touches) — all but
 # URLSessionBench: FoundationNetworking's static archive needs libcurl's static library.

@@ -77,6 +77,11 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
+            name: "CourierSessionBench",
+            dependencies: ["ClientBenchSupport", .product(name: "Courier", package: rootIdentity)],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "URLSessionBench",
             dependencies: ["ClientBenchSupport"],
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -74,13 +74,17 @@ WORKLOADS = {
                unit="req/s", title="small GETs, 256 concurrent", wrk=256),
 }
 
-SWIFT_DRIVERS = {"courier": "CourierBench", "courier-poll": "CourierBench", "ahc": "AHCBench",
+SWIFT_DRIVERS = {"courier": "CourierBench", "courier-poll": "CourierBench", "courier-session": "CourierSessionBench", "ahc": "AHCBench",
                  "urlsession": "URLSessionBench"}
-CLIENT_NAMES = {"courier": "Courier", "courier-poll": "Courier, busy poll 200 µs", "ahc": "AHC",
+CLIENT_NAMES = {"courier": "Courier", "courier-poll": "Courier, busy poll 200 µs",
+                "courier-session": "Courier SessionManager", "ahc": "AHC",
                 "urlsession": "URLSession", "curl": "curl", "wrk": "wrk"}
 # courier-poll: the same driver with the event loop polling 200 µs before it sleeps
 # (HTTPClientConfiguration.busyPoll, off by default). Run for W1 only, where latency decides.
-ALL_CLIENTS = ["courier", "courier-poll", "ahc", "urlsession", "curl", "wrk"]
+# courier-session: data tasks through the AFNetworking layer (SessionManager) instead of the
+# transport's delegate API; small-request workloads only (data tasks keep bodies in memory).
+ALL_CLIENTS = ["courier", "courier-poll", "courier-session", "ahc", "urlsession", "curl", "wrk"]
+SESSION_WORKLOADS = ("W1", "W2", "W6")
 BUSY_POLL_MICROSECONDS = "200"
 
 
@@ -346,6 +350,8 @@ class Runner:
     def applies(self, client, workload):
         if client == "courier-poll":
             return workload == "W1"
+        if client == "courier-session":
+            return workload in SESSION_WORKLOADS
         return client != "wrk" or WORKLOADS[workload]["wrk"] is not None
 
     def command(self, client, workload):
@@ -575,7 +581,8 @@ def markdown(rows, zlib, clients, workloads, meta, runner_available):
             if not runner_available.get(client):
                 out.append(f"| {label} | {CLIENT_NAMES[client]} | not built | | | | | |")
                 continue
-            if (client == "wrk" and w["wrk"] is None) or (client == "courier-poll" and workload != "W1"):
+            if (client == "wrk" and w["wrk"] is None) or (client == "courier-poll" and workload != "W1") \
+                    or (client == "courier-session" and workload not in SESSION_WORKLOADS):
                 continue
             if row["throughput"] is None:
                 out.append(f"| {label} | {CLIENT_NAMES[client]} | failed | {row['note'] or ''} | | | | |")
