@@ -97,12 +97,8 @@ extension SessionManager {
         progress: ProgressHandler? = nil, destination: (@Sendable (URL, Response) -> URL)? = nil,
         completionHandler: @escaping @Sendable (DownloadResponse) -> Void
     ) -> DownloadTask {
-        let path = configuration.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString).tmp").path
-        let plan = DownloadPlan(destination: destination, options: options, temporaryPath: path)
-        let task = DownloadTask(manager: self, kind: .download, request: request, finisher: Self.downloadFinisher(completionHandler), download: plan)
-        attachReporters(task, upload: nil, download: progress)
-        register(task)
-        return task
+        makeDownloadTask(request, temporaryPath: nil, options: options, progress: progress, destination: destination,
+                         completionHandler: completionHandler) { _ in }
     }
 
     /// Continues a download from resume data (`downloadTaskWithResumeData:`): asks for the
@@ -130,17 +126,26 @@ extension SessionManager {
             // The offset counts bytes of the identity representation: ask for no content coding.
             request.headers.append(try! HTTPField(name: "Accept-Encoding", value: "identity"))
         }
-        let path = resume?.temporaryFilePath
-            ?? configuration.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString).tmp").path
-        let plan = DownloadPlan(destination: destination, options: options, temporaryPath: path)
-        let task = DownloadTask(manager: self, kind: .download, request: request, finisher: Self.downloadFinisher(completionHandler), download: plan)
-        if valid, let resume {
-            task.core.withLock { $0.resumeOffset = resume.bytesReceived }
-        } else {
-            task.core.withLock { core in
+        return makeDownloadTask(request, temporaryPath: resume?.temporaryFilePath, options: options, progress: progress,
+                                destination: destination, completionHandler: completionHandler) { core in
+            if valid, let resume {
+                core.resumeOffset = resume.bytesReceived
+            } else {
                 core.preflightError = CourierError(.invalidResumeData, detail: "the resume data is unreadable or its partial file is gone")
             }
         }
+    }
+
+    private func makeDownloadTask(
+        _ request: Request, temporaryPath: String?, options: DownloadOptions, progress: ProgressHandler?,
+        destination: (@Sendable (URL, Response) -> URL)?, completionHandler: @escaping @Sendable (DownloadResponse) -> Void,
+        prepare: (inout TaskCore) -> Void
+    ) -> DownloadTask {
+        let path = temporaryPath
+            ?? configuration.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString).tmp").path
+        let plan = DownloadPlan(destination: destination, options: options, temporaryPath: path)
+        let task = DownloadTask(manager: self, kind: .download, request: request, finisher: Self.downloadFinisher(completionHandler), download: plan)
+        task.core.withLock { prepare(&$0) }
         attachReporters(task, upload: nil, download: progress)
         register(task)
         return task

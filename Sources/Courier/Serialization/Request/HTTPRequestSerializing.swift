@@ -38,3 +38,32 @@ extension HTTPRequestSerializing {
         set { http.timeoutInterval = newValue }
     }
 }
+
+/// A serializer that puts parameters into the body in one format (``JSONRequestSerializer``,
+/// ``PropertyListRequestSerializer``), except for the methods in
+/// ``HTTPRequestSerializer/httpMethodsEncodingParametersInURI``, whose parameters still go into
+/// the URL query.
+public protocol BodyEncodingRequestSerializer: HTTPRequestSerializing {
+    /// The Content-Type set when the request has none.
+    var contentType: String { get }
+    /// The body for `parameters`. Throws ``CourierError`` `.invalidParameters` when they have no
+    /// form in this format (the underlying error says why).
+    func encode(_ parameters: any Sendable) throws(CourierError) -> Data
+}
+
+extension BodyEncodingRequestSerializer {
+    /// With nil parameters the request gets the default headers and no body (AFNetworking).
+    public func serialize(_ request: Request, parameters: (any Sendable)?) throws(CourierError) -> Request {
+        if http.encodesParametersInURI(request.method) {
+            return try http.serialize(request, parameters: parameters)
+        }
+        var result = http.applyingDefaultHeaders(to: request)
+        guard let parameters else { return result }
+        let body = try encode(parameters)
+        if !result.headers.contains("Content-Type") {
+            try result.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        }
+        result.body = .data(body)
+        return result
+    }
+}

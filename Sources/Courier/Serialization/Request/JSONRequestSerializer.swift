@@ -8,7 +8,7 @@ import FoundationEssentials
 /// Parameters may be a ``JSONValue``, AFNetworking-style untyped values (dictionaries, arrays,
 /// sets, strings, numbers, booleans, nil: see ``JSONValue/init(parameters:)``), or any other
 /// `Encodable` value, which `JSONEncoder` writes.
-public struct JSONRequestSerializer: HTTPRequestSerializing {
+public struct JSONRequestSerializer: BodyEncodingRequestSerializer {
     public var http: HTTPRequestSerializer
     /// `JSONEncoder` output options (AFNetworking's `writingOptions`); none by default, so keys
     /// come in dictionary order and `/` is escaped as `\/`, as `NSJSONSerialization` writes.
@@ -19,23 +19,8 @@ public struct JSONRequestSerializer: HTTPRequestSerializing {
         self.outputFormatting = outputFormatting
     }
 
-    /// With nil parameters the request gets the default headers and no body (AFNetworking).
-    ///
-    /// - Throws: ``CourierError`` `.invalidParameters` when the parameters have no JSON form
-    ///   (the underlying error says why, with the key path).
-    public func serialize(_ request: Request, parameters: (any Sendable)?) throws(CourierError) -> Request {
-        if http.encodesParametersInURI(request.method) {
-            return try http.serialize(request, parameters: parameters)
-        }
-        var result = http.applyingDefaultHeaders(to: request)
-        guard let parameters else { return result }
-        let body = try encode(parameters)
-        if !result.headers.contains("Content-Type") {
-            try result.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        result.body = .data(body)
-        return result
-    }
+    /// Set on requests that have no Content-Type of their own.
+    public var contentType: String { "application/json" }
 
     /// The JSON text for `parameters`.
     public func encode(_ parameters: any Sendable) throws(CourierError) -> Data {

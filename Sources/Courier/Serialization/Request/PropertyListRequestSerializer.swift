@@ -8,7 +8,7 @@ import FoundationEssentials
 /// numbers, booleans, `Data`, `Date`, ``JSONValue``) or any other `Encodable` value. A property
 /// list has no null, so nil values and ``JSONValue/null`` are refused, as
 /// `NSPropertyListSerialization` refuses `NSNull`.
-public struct PropertyListRequestSerializer: HTTPRequestSerializing {
+public struct PropertyListRequestSerializer: BodyEncodingRequestSerializer {
     public var http: HTTPRequestSerializer
     /// The encoding: `.xml` by default (AFNetworking's `NSPropertyListXMLFormat_v1_0`) or `.binary`.
     public var format: PropertyListDecoder.PropertyListFormat
@@ -18,23 +18,8 @@ public struct PropertyListRequestSerializer: HTTPRequestSerializing {
         self.format = format
     }
 
-    /// With nil parameters the request gets the default headers and no body (AFNetworking).
-    ///
-    /// - Throws: ``CourierError`` `.invalidParameters` when the parameters have no property-list
-    ///   form (the underlying `EncodingError` has the coding path).
-    public func serialize(_ request: Request, parameters: (any Sendable)?) throws(CourierError) -> Request {
-        if http.encodesParametersInURI(request.method) {
-            return try http.serialize(request, parameters: parameters)
-        }
-        var result = http.applyingDefaultHeaders(to: request)
-        guard let parameters else { return result }
-        let body = try encode(parameters)
-        if !result.headers.contains("Content-Type") {
-            try result.setValue("application/x-plist", forHTTPHeaderField: "Content-Type")
-        }
-        result.body = .data(body)
-        return result
-    }
+    /// Set on requests that have no Content-Type of their own.
+    public var contentType: String { "application/x-plist" }
 
     /// The property list for `parameters`.
     public func encode(_ parameters: any Sendable) throws(CourierError) -> Data {

@@ -30,15 +30,9 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
     ///   `.responseSerializationFailed` for an empty body that the rule above refuses, or with
     ///   the `DecodingError` as underlying error when decoding fails.
     public func serialize(response: Response, data: Data?) throws(CourierError) -> T {
-        try HTTPResponseSerializer(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
-            .validate(response: response, data: data)
-        guard let data, !data.isEmpty else {
-            return try EmptyBody.value(T.self, response: response, data: data, emptyResponseCodes: emptyResponseCodes)
-        }
-        do {
-            return try makeDecoder().decode(T.self, from: data)
-        } catch {
-            throw CourierError(.responseSerializationFailed, underlying: error, response: response, body: data, detail: "the body does not decode as \(T.self)")
-        }
+        try EmptyBody.decodeValidated(
+            T.self, response: response, data: data, acceptableStatusCodes: acceptableStatusCodes,
+            acceptableContentTypes: acceptableContentTypes, emptyResponseCodes: emptyResponseCodes,
+            failure: "does not decode as \(T.self)") { data in try makeDecoder().decode(T.self, from: data) }
     }
 }

@@ -23,15 +23,9 @@ public struct PropertyListResponseSerializer<T: Decodable & Sendable>: ResponseS
     /// - Throws: the validation errors; `.responseSerializationFailed` for a refused empty body
     ///   or, with the `DecodingError` as underlying error, a body that does not decode.
     public func serialize(response: Response, data: Data?) throws(CourierError) -> T {
-        try HTTPResponseSerializer(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
-            .validate(response: response, data: data)
-        guard let data, !data.isEmpty else {
-            return try EmptyBody.value(T.self, response: response, data: data, emptyResponseCodes: emptyResponseCodes)
-        }
-        do {
-            return try PropertyListDecoder().decode(T.self, from: data)
-        } catch {
-            throw CourierError(.responseSerializationFailed, underlying: error, response: response, body: data, detail: "the body is not a property list of \(T.self)")
-        }
+        try EmptyBody.decodeValidated(
+            T.self, response: response, data: data, acceptableStatusCodes: acceptableStatusCodes,
+            acceptableContentTypes: acceptableContentTypes, emptyResponseCodes: emptyResponseCodes,
+            failure: "is not a property list of \(T.self)") { data in try PropertyListDecoder().decode(T.self, from: data) }
     }
 }
