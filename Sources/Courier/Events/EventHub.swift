@@ -21,7 +21,8 @@ final class EventHub: Sendable {
     func addObserver(_ observer: @escaping @Sendable (SessionEvent) -> Void) -> ObserverToken {
         subscribers.withLock { state in
             state.nextID += 1
-            state.observers[state.nextID] = observer
+            // After the last event there is nothing to observe: keep nothing alive.
+            if !state.finished { state.observers[state.nextID] = observer }
             return ObserverToken(id: state.nextID)
         }
     }
@@ -49,13 +50,16 @@ final class EventHub: Sendable {
         return stream
     }
 
-    /// Delivers `event` to everyone, outside the lock. `last` finishes the streams afterwards.
+    /// Delivers `event` to everyone, outside the lock. `last` finishes the streams afterwards and
+    /// releases the observers, so that what they capture (often a task, which holds the session)
+    /// does not keep an invalidated session alive.
     func publish(_ event: SessionEvent, last: Bool = false) {
         let (observers, streams) = subscribers.withLock { state in
             let snapshot = (Array(state.observers.values), Array(state.streams.values))
             if last {
                 state.finished = true
                 state.streams = [:]
+                state.observers = [:]
             }
             return snapshot
         }

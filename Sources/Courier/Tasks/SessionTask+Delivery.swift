@@ -100,19 +100,28 @@ extension SessionTask {
                 complete(.failure(failure))
                 return
             }
-            manager.serializationQueue.async { [self] in
-                switch moveDownload(from: URL(fileURLWithPath: sink.path)) {
-                case .success(let url): complete(.success(.file(url)))
-                case .failure(let error): complete(.failure(error))
+            let temporary = URL(fileURLWithPath: sink.path)
+            let move: @Sendable (URL?) -> Void = { [self] chosen in
+                manager.serializationQueue.async { [self] in
+                    switch moveDownload(from: temporary, chosen: chosen) {
+                    case .success(let url): complete(.success(.file(url)))
+                    case .failure(let error): complete(.failure(error))
+                    }
                 }
+            }
+            // The hook, like every hook, runs on the completion queue; the move does not.
+            if let hook = manager.hooks.downloadTaskDidFinishDownloading {
+                manager.completionQueue.async { [self] in move(hook(self, temporary)) }
+            } else {
+                move(nil)
             }
         }
     }
 
-    /// Moves a finished download to the destination the hook or the task names.
-    private func moveDownload(from temporary: URL) -> Result<URL, CourierError> {
+    /// Moves a finished download to the destination the hook chose or the task names.
+    private func moveDownload(from temporary: URL, chosen: URL?) -> Result<URL, CourierError> {
         guard let download, let response = self.response else { return .success(temporary) }
-        let target = manager.hooks.downloadTaskDidFinishDownloading?(self, temporary) ?? download.destination?(temporary, response)
+        let target = chosen ?? download.destination?(temporary, response)
         guard let target, target.standardizedFileURL != temporary.standardizedFileURL else { return .success(temporary) }
         let files = FileManager.default
         do {
