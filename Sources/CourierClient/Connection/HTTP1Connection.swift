@@ -207,6 +207,8 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
             case .requestComplete:
                 requestWritten = true
                 bodyPumpActive = false
+                // `write` may have flushed everything already, before the flag was set.
+                if outboundBytes == 0 { task?.requestFlushed() }
             }
         case .sendRequestBody:
             if let continueTimer { loop.cancelTimer(continueTimer) }

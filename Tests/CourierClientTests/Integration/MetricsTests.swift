@@ -17,8 +17,9 @@ import Testing
                 Issue.record("no metrics")
                 return
             }
-            // fetchStart ≤ connectStart ≤ connectEnd ≤ requestStart ≤ responseStart ≤ responseEnd
-            let chain: [Deadline?] = [m.fetchStart, m.connectStart, m.connectEnd, m.requestStart, m.responseStart, m.responseEnd]
+            // fetchStart ≤ connectStart ≤ connectEnd ≤ requestStart ≤ requestEnd ≤ responseStart ≤ responseEnd
+            // (requestEnd: set even when the last write went out at once, without a later flush).
+            let chain: [Deadline?] = [m.fetchStart, m.connectStart, m.connectEnd, m.requestStart, m.requestEnd, m.responseStart, m.responseEnd]
             #expect(chain.allSatisfy { $0 != nil }, "\(chain)")
             let times = chain.compactMap { $0 }
             #expect(times == times.sorted(), "\(times)")

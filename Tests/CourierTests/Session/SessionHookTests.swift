@@ -229,15 +229,10 @@ import Testing
                 #expect(transaction.fetchStart <= requestStart)
                 #expect(requestStart <= responseStart)
                 #expect(responseStart <= responseEnd)
-                // The transport sets `requestEnd` only when a later flush follows the request's
-                // last write; a bodyless request written in one go never gets it (CourierClient).
-                withKnownIssue("requestEnd is not set for a request without a body", isIntermittent: true) {
-                    #expect(transaction.requestEnd != nil)
-                }
-                if let requestEnd = transaction.requestEnd {
-                    #expect(requestStart <= requestEnd)
-                    #expect(requestEnd <= responseStart)
-                }
+                // Also for a bodyless request written in one go (a CourierClient bug this found).
+                let requestEnd = try #require(transaction.requestEnd)
+                #expect(requestStart <= requestEnd)
+                #expect(requestEnd <= responseStart)
                 if let connectStart = transaction.connectStart, let connectEnd = transaction.connectEnd {
                     #expect(transaction.fetchStart <= connectStart)
                     #expect(connectStart <= connectEnd)
