@@ -39,9 +39,13 @@ public final class HTTPSessionManager: Sendable {
     }
 
     /// AFNetworking's rule: a base URL with a non-empty path that does not end in `/` gets one.
+    /// The slash goes on the path (`URLByAppendingPathComponent:@""`), before any query or
+    /// fragment: `…/v1?key=1` becomes `…/v1/?key=1`, not `…/v1?key=1/`.
     static func withTrailingSlash(_ url: URL) -> URL {
-        guard !url.path.isEmpty, !url.absoluteString.hasSuffix("/") else { return url }
-        return URL(string: url.absoluteString + "/") ?? url
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+              !components.percentEncodedPath.isEmpty, !components.percentEncodedPath.hasSuffix("/") else { return url }
+        components.percentEncodedPath += "/"
+        return components.url ?? url
     }
 
     /// Builds requests: ``HTTPRequestSerializer`` (query string / form body) by default; set a
@@ -59,11 +63,23 @@ public final class HTTPSessionManager: Sendable {
     }
 
     /// The absolute URL for `path` (`[NSURL URLWithString:relativeToURL:baseURL]`).
+    /// An empty `path` is the base URL itself (RFC 3986 §5.2.2: an empty reference keeps the
+    /// base's path and query).
     public func url(for path: String) throws(CourierError) -> URL {
+        if path.isEmpty, let baseURL, baseURL.scheme != nil {
+            return Self.removingFragment(baseURL.absoluteURL)
+        }
         guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL, url.scheme != nil else {
             throw CourierError(.invalidURL, detail: "\"\(path)\" does not make a URL against \(baseURL?.absoluteString ?? "no base URL")")
         }
         return url
+    }
+
+    /// `url` without its fragment, which never takes part in a reference's resolution (RFC 3986 §5.2.2).
+    private static func removingFragment(_ url: URL) -> URL {
+        guard url.fragment != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url }
+        components.fragment = nil
+        return components.url ?? url
     }
 
     /// The request the serializer makes for `method` and `path`, with extra header fields.
@@ -92,7 +108,7 @@ public final class HTTPSessionManager: Sendable {
             session.completionQueue.async(group: session.completionGroup) { failure?(nil, error) }
             return nil
         }
-        let box = TaskBox()
+        let box = TaskBox<DataTask>()
         let task = session.dataTask(
             with: request, serializer: responseSerializer, uploadProgress: uploadProgress, downloadProgress: downloadProgress
         ) { response in
@@ -177,7 +193,7 @@ public final class HTTPSessionManager: Sendable {
             session.completionQueue.async(group: session.completionGroup) { failure?(nil, error) }
             return nil
         }
-        let box = UploadTaskBox()
+        let box = TaskBox<UploadTask>()
         let task = session.uploadTask(withStreamedRequest: request, serializer: responseSerializer, progress: progress) { response in
             guard let task = box.task else { return }
             switch response.result {
@@ -213,18 +229,19 @@ public final class HTTPSessionManager: Sendable {
 
 /// Hands a task to its own completion closure (created before the task exists). Written once,
 /// before `resume()`, then only read; the lock makes that ordering explicit.
-final class TaskBox: Sendable {
-    private let storage = Mutex<DataTask?>(nil)
-    var task: DataTask? {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
+///
+/// The reference is weak: the task keeps its completion closure, which keeps this box, so a
+/// strong reference would be a cycle that never frees the task — nor, through it, the session
+/// and its event loops. While the completion runs, the session's delivery holds the task.
+final class TaskBox<Wrapped: SessionTask>: Sendable {
+    private struct Reference {
+        weak var task: Wrapped?
     }
-}
 
-final class UploadTaskBox: Sendable {
-    private let storage = Mutex<UploadTask?>(nil)
-    var task: UploadTask? {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
+    private let storage = Mutex(Reference())
+
+    var task: Wrapped? {
+        get { storage.withLock { $0.task } }
+        set { storage.withLock { $0.task = newValue } }
     }
 }

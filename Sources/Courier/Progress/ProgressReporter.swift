@@ -16,8 +16,9 @@ final class ProgressReporter: Sendable {
     private let queue: DispatchQueue
     private let interval: DispatchTimeInterval
     private let intervalNanoseconds: UInt64
-    /// Called on `queue` with the snapshot and the bytes since the previous delivery.
-    private let deliver: @Sendable (TaskProgress.Snapshot, Int64) -> Void
+    /// Called on `queue` with the snapshot and the bytes since the previous delivery; dropped
+    /// after the final delivery, so a progress closure that captures its task makes no cycle.
+    private let deliverSlot: Mutex<(@Sendable (TaskProgress.Snapshot, Int64) -> Void)?>
     private let state = Mutex(State())
 
     init(progress: TaskProgress, queue: DispatchQueue, interval seconds: Double, deliver: @escaping @Sendable (TaskProgress.Snapshot, Int64) -> Void) {
@@ -26,7 +27,7 @@ final class ProgressReporter: Sendable {
         let nanoseconds = UInt64(max(0, seconds) * 1e9)
         self.intervalNanoseconds = nanoseconds
         self.interval = .nanoseconds(Int(min(nanoseconds, UInt64(Int.max))))
-        self.deliver = deliver
+        self.deliverSlot = Mutex(deliver)
     }
 
     /// Records a change (from any thread) and schedules a delivery unless one is pending.
@@ -68,6 +69,10 @@ final class ProgressReporter: Sendable {
             return delta
         }
         guard let delta else { return }
-        deliver(snapshot, delta)
+        let deliver = deliverSlot.withLock { slot in
+            defer { if final { slot = nil } }
+            return slot
+        }
+        deliver?(snapshot, delta)
     }
 }

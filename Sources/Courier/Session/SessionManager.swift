@@ -141,8 +141,10 @@ public final class SessionManager: Sendable {
 
     func convert(_ request: Request) throws(CourierError) -> HTTPClientRequest {
         var converted = try conversion.convert(request)
-        if converted.url.scheme == .https {
-            try securityPolicies.apply(to: &converted, base: configuration.client.tls)
+        // For every scheme: `apply` gives an https request its host's TLS settings, and refuses
+        // a plain http request to a host whose policy pins instead of silently not pinning.
+        do { try securityPolicies.apply(to: &converted, base: configuration.client.tls) } catch {
+            throw error.with(response: nil, body: nil, failingURL: request.url)
         }
         return converted
     }

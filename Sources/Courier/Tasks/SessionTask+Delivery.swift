@@ -203,7 +203,9 @@ extension SessionTask {
         manager.taskEnded(self)
         let deliver: @Sendable () -> Void = { [self] in
             manager.serializationQueue.async { [self] in
-                let finished = finisher(ending.raw)
+                // A task ends once (`ending` above), so the finisher is still there.
+                let finished = takeFinisher()?(ending.raw)
+                    ?? FinishedTask(serializedObject: nil, error: ending.raw.error, deliver: {})
                 if let error = finished.error { core.withLock { $0.error = error } }
                 manager.deliverCompletion(of: self, raw: ending.raw, finished: finished)
             }

@@ -33,7 +33,10 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
 
     let manager: SessionManager
     let core: Mutex<TaskCore>
-    let finisher: TaskFinisher
+    /// Taken (and so released) when the task ends: a completion closure that captures its own
+    /// task would otherwise keep the task, its session and the session's event loops alive for
+    /// ever (AFNetworking drops its task delegate, and the blocks, the same way).
+    private let finisherSlot: Mutex<TaskFinisher?>
     /// Set for download tasks.
     let download: DownloadPlan?
     var uploadReporter: ProgressReporter?
@@ -44,12 +47,20 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         self.kind = kind
         self.originalRequest = request
         self.manager = manager
-        self.finisher = finisher
+        self.finisherSlot = Mutex(finisher)
         self.download = download
         self.core = Mutex(TaskCore(currentRequest: request))
         self.uploadProgress = TaskProgress(task: self)
         self.downloadProgress = TaskProgress(task: self)
         _ = uploadProgress.update { $0.totalUnitCount = request.body?.length ?? (request.body == nil ? 0 : -1) }
+    }
+
+    /// The finisher, once: later calls return nil.
+    func takeFinisher() -> TaskFinisher? {
+        finisherSlot.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }
     }
 
     // MARK: Observation

@@ -1,0 +1,158 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Courier
+import CourierTestSupport
+import Dispatch
+import FoundationEssentials
+import Synchronization
+import Testing
+
+/// Runs an ``HTTPSessionManager`` test: serialised with every other descriptor-counting test,
+/// with a fresh loopback server (plain, or TLS with `tls`) made first so that the base URL can
+/// name its port, and checked for leaked descriptors once `manager.session` is invalidated.
+///
+/// - Parameter baseURLPath: appended to the server's base URL (`"/v1"` gives
+///   `http://127.0.0.1:P/v1`); nil for a manager without a base URL.
+func withHTTPSession(
+    baseURLPath: String? = "",
+    tls: ServerTLS? = nil,
+    securityPolicy: SecurityPolicy = .default,
+    configure: (inout SessionConfiguration) -> Void = { _ in },
+    completionQueue: DispatchQueue? = nil,
+    _ body: (HTTPSessionManager, ScriptedServer) throws -> Void
+) throws {
+    try withHTTPSession(
+        baseURL: { server in baseURLPath.map { server.baseURL + $0 } }, tls: tls, securityPolicy: securityPolicy,
+        configure: configure, completionQueue: completionQueue, body)
+}
+
+/// ``withHTTPSession(baseURLPath:tls:securityPolicy:configure:completionQueue:_:)`` with the base
+/// URL computed from the server (or not naming it at all).
+func withHTTPSession(
+    baseURL: (ScriptedServer) -> String?,
+    tls: ServerTLS? = nil,
+    securityPolicy: SecurityPolicy = .default,
+    configure: (inout SessionConfiguration) -> Void = { _ in },
+    completionQueue: DispatchQueue? = nil,
+    _ body: (HTTPSessionManager, ScriptedServer) throws -> Void
+) throws {
+    try FileDescriptors.exclusively {
+        try FileDescriptors.expectNoLeakedDescriptors {
+            let server = try ScriptedServer(tls: tls)
+            defer { server.shutdown() }
+            let manager = try HTTPSessionManager(
+                baseURL: baseURL(server).map { try #require(URL(string: $0)) },
+                configuration: HTTPSessionFixtures.configuration(tls: tls != nil, configure),
+                securityPolicy: securityPolicy, completionQueue: completionQueue)
+            defer { invalidateAndWait(manager.session) }
+            try body(manager, server)
+        }
+    }
+}
+
+/// A manager without a server (for `url(for:)` and request building), with the same
+/// descriptor accounting.
+func withHTTPManager(baseURL: String?, _ body: (HTTPSessionManager) throws -> Void) throws {
+    try FileDescriptors.exclusively {
+        try FileDescriptors.expectNoLeakedDescriptors {
+            let manager = try HTTPSessionManager(
+                baseURL: baseURL.map { try #require(URL(string: $0)) },
+                configuration: HTTPSessionFixtures.configuration(tls: false, { _ in }))
+            defer { invalidateAndWait(manager.session) }
+            try body(manager)
+        }
+    }
+}
+
+enum HTTPSessionFixtures {
+    /// Two loop threads; for TLS servers the test root as the only trust anchor and a short
+    /// handshake timeout.
+    static func configuration(tls: Bool, _ configure: (inout SessionConfiguration) -> Void) -> SessionConfiguration {
+        var configuration = SessionConfiguration()
+        configuration.client.eventLoopThreads = 2
+        if tls {
+            configuration.client.tls.trustRoots = [.file(TestCertificates.path("ca.pem"))]
+            configuration.client.timeouts.tlsHandshake = .seconds(5)
+        }
+        configure(&configuration)
+        return configuration
+    }
+
+    /// A route that answers with a JSON object describing the request it got.
+    static func echo(_ server: ScriptedServer, _ path: String, status: Int = 200, contentType: String = "application/json") {
+        server.route(path) { request, connection in
+            let text = #"{"method":"\#(request.method)","target":"\#(request.target)","bodyLength":\#(request.body.count)}"#
+            try connection.respond(status: status, headers: [("Content-Type", contentType)], body: text)
+        }
+    }
+
+    /// What ``echo(_:_:status:contentType:)`` answers for a request.
+    static func echoed(_ method: String, _ target: String, bodyLength: Int = 0) -> JSONValue {
+        .object(["method": .string(method), "target": .string(target), "bodyLength": .integer(Int64(bodyLength))])
+    }
+}
+
+/// The name of the calling thread, e.g. `courier-loop-0`: glibc's `pthread_getname_np`, which
+/// the Glibc module does not declare (it is a GNU extension), looked up with `dlsym`; the
+/// kernel's `/proc/thread-self/comm` (the same name) if that fails.
+func currentThreadName() -> String {
+    typealias GetName = @convention(c) (pthread_t, UnsafeMutablePointer<CChar>?, Int) -> Int32
+    if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getname_np") {
+        let getName = unsafeBitCast(symbol, to: GetName.self)
+        var buffer = [CChar](repeating: 0, count: 64)
+        if getName(pthread_self(), &buffer, buffer.count) == 0 {
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+    }
+    var name = TestFiles.text(at: "/proc/thread-self/comm") ?? ""
+    while name.hasSuffix("\n") { name.removeLast() }
+    return name
+}
+
+/// The prefix CourierPosix gives its event loop threads (`EventLoopGroup`: `courier-loop-N`).
+let eventLoopThreadPrefix = "courier-loop"
+
+// MARK: Async calls from synchronous tests
+
+/// Runs `async` work on threads of its own, so that a synchronous test (which must hold the
+/// descriptor lock for its whole run) can wait for it without relying on the cooperative pool.
+final class TestTaskExecutor: TaskExecutor {
+    static let shared = TestTaskExecutor()
+    private let queue = DispatchQueue(label: "courier.tests.async", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+/// An `async` call started at once in its own Swift task; ``wait(seconds:)`` blocks for its
+/// result, ``cancel()`` cancels the Swift task.
+final class AsyncCall<Value: Sendable>: Sendable {
+    private let outcome = Outcome<Result<Value, CourierError>>()
+    private let task: Task<Void, Never>
+
+    init(_ body: @escaping @Sendable () async throws(CourierError) -> Value) {
+        let outcome = self.outcome
+        task = Task(executorPreference: TestTaskExecutor.shared) {
+            do throws(CourierError) {
+                outcome.set(.success(try await body()))
+            } catch {
+                outcome.set(.failure(error))
+            }
+        }
+    }
+
+    func cancel() { task.cancel() }
+
+    /// The result, or nil when it did not arrive within `seconds`.
+    func wait(seconds: Int = 20) -> Result<Value, CourierError>? { outcome.wait(seconds: seconds) }
+}
+
+/// Runs `body` and waits for its result (recording an issue on timeout).
+func runAsync<Value: Sendable>(
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: @escaping @Sendable () async throws(CourierError) -> Value
+) throws -> Result<Value, CourierError> {
+    try #require(AsyncCall(body).wait(), "the async call did not finish", sourceLocation: sourceLocation)
+}
