@@ -31,6 +31,11 @@ final class EventHub: Sendable {
         _ = subscribers.withLock { $0.observers.removeValue(forKey: token.id) }
     }
 
+    /// Whether anyone listens (lets the session skip queueing events nobody receives).
+    var hasSubscribers: Bool {
+        subscribers.withLock { !$0.observers.isEmpty || !$0.streams.isEmpty }
+    }
+
     /// A new stream of every event from now on; it finishes when the session is invalidated.
     func stream() -> AsyncStream<SessionEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: SessionEvent.self, bufferingPolicy: .unbounded)

@@ -3,13 +3,17 @@ import Synchronization
 
 /// Coalesces progress updates so a fast transfer does not flood the completion queue: at most
 /// one delivery is queued at a time and deliveries are at least `interval` apart; updates in
-/// between only change the values the next delivery reads. The final update always arrives.
+/// between only change the values the next delivery reads. The final update always arrives
+/// (when anyone listens: with no handler and no hook, the values are updated and nothing is
+/// queued at all).
 final class ProgressReporter: Sendable {
     private struct State {
         var scheduled = false
         var lastDelivery: DispatchTime = .init(uptimeNanoseconds: 0)
         var lastDelivered: Int64 = 0
         var finished = false
+        /// Whether any delivery was scheduled (then the final one must follow).
+        var everScheduled = false
     }
 
     private let progress: TaskProgress
@@ -20,9 +24,15 @@ final class ProgressReporter: Sendable {
     /// after the final delivery, so a progress closure that captures its task makes no cycle.
     private let deliverSlot: Mutex<(@Sendable (TaskProgress.Snapshot, Int64) -> Void)?>
     private let state = Mutex(State())
+    /// Whether a handler or a hook listens now (hooks may be set at any time).
+    private let isObserved: @Sendable () -> Bool
 
-    init(progress: TaskProgress, queue: DispatchQueue, interval seconds: Double, deliver: @escaping @Sendable (TaskProgress.Snapshot, Int64) -> Void) {
+    init(
+        progress: TaskProgress, queue: DispatchQueue, interval seconds: Double, isObserved: @escaping @Sendable () -> Bool,
+        deliver: @escaping @Sendable (TaskProgress.Snapshot, Int64) -> Void
+    ) {
         self.progress = progress
+        self.isObserved = isObserved
         self.queue = queue
         let nanoseconds = UInt64(max(0, seconds) * 1e9)
         self.intervalNanoseconds = nanoseconds
@@ -33,9 +43,11 @@ final class ProgressReporter: Sendable {
     /// Records a change (from any thread) and schedules a delivery unless one is pending.
     func report(_ change: (inout TaskProgress.Snapshot) -> Void) {
         _ = progress.update(change)
+        guard isObserved() else { return }
         let delay: DispatchTime? = state.withLock { state in
             guard !state.scheduled, !state.finished else { return nil }
             state.scheduled = true
+            state.everScheduled = true
             let earliest = DispatchTime(uptimeNanoseconds: state.lastDelivery.uptimeNanoseconds &+ intervalNanoseconds)
             return max(earliest, .now())
         }
@@ -49,6 +61,10 @@ final class ProgressReporter: Sendable {
         _ = progress.update { snapshot in
             change(&snapshot)
             snapshot.isFinished = true
+        }
+        guard isObserved() || state.withLock({ $0.everScheduled }) else {
+            deliverSlot.withLock { $0 = nil }
+            return
         }
         queue.async { [self] in flush(final: true) }
     }

@@ -70,6 +70,8 @@ public final class SecurityPolicyTable: Sendable {
 
     /// The policy that applies to `host` (see the type's documentation for the lookup order).
     public func policy(forHost host: String) -> SecurityPolicy {
+        // Most tables have only a default: no need to normalise the name (per request).
+        if let only = entries.withLock({ $0.exact.isEmpty && $0.wildcard.isEmpty ? $0.defaultPolicy : nil }) { return only }
         let name = Self.normalise(host)
         return entries.withLock { entries in
             if let policy = entries.exact[name] { return policy }
@@ -105,7 +107,9 @@ public final class SecurityPolicyTable: Sendable {
         let policy = policy(forHost: request.url.host)
         try policy.validate(forScheme: request.url.scheme.rawValue)
         if request.url.scheme == .https {
-            request.tls = policy.tlsConfiguration(base: base)
+            // Unchanged settings stay nil: the request then shares the client's pool key.
+            let tls = policy.tlsConfiguration(base: base)
+            request.tls = tls == base ? nil : tls
         }
     }
 

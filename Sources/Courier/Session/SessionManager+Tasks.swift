@@ -156,15 +156,20 @@ extension SessionManager {
     /// Progress reporters for both directions, delivering to the handlers and the hooks.
     func attachReporters(_ task: SessionTask, upload: ProgressHandler?, download: ProgressHandler?) {
         let interval = configuration.progressInterval
-        task.uploadReporter = ProgressReporter(progress: task.uploadProgress, queue: completionQueue, interval: interval) {
-            [weak self, weak task] snapshot, delta in
+        let hasBody = task.originalRequest.body != nil
+        task.uploadReporter = ProgressReporter(
+            progress: task.uploadProgress, queue: completionQueue, interval: interval,
+            isObserved: { [weak self] in hasBody && (upload != nil || self?.hooks.taskDidSendBodyData != nil) }
+        ) { [weak self, weak task] snapshot, delta in
             upload?(snapshot)
             guard let self, let task, delta > 0, let hook = self.hooks.taskDidSendBodyData else { return }
             hook(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
         }
         let isDownload = task.kind == .download
-        task.downloadReporter = ProgressReporter(progress: task.downloadProgress, queue: completionQueue, interval: interval) {
-            [weak self, weak task] snapshot, delta in
+        task.downloadReporter = ProgressReporter(
+            progress: task.downloadProgress, queue: completionQueue, interval: interval,
+            isObserved: { [weak self] in download != nil || isDownload && self?.hooks.downloadTaskDidWriteData != nil }
+        ) { [weak self, weak task] snapshot, delta in
             download?(snapshot)
             guard isDownload, let self, let task, delta > 0, let hook = self.hooks.downloadTaskDidWriteData else { return }
             hook(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)

@@ -98,6 +98,7 @@ public final class SessionManager: Sendable {
     public func removeObserver(_ token: ObserverToken) { eventHub.removeObserver(token) }
 
     func publishLater(_ event: SessionEvent) {
+        guard eventHub.hasSubscribers else { return }
         completionQueue.async { [eventHub] in eventHub.publish(event) }
     }
 
