@@ -156,10 +156,13 @@ extension SessionManager {
     /// Progress reporters for both directions, delivering to the handlers and the hooks.
     func attachReporters(_ task: SessionTask, upload: ProgressHandler?, download: ProgressHandler?) {
         let interval = configuration.progressInterval
+        // The observation checks capture Bools, not the handlers: a handler may capture its task,
+        // and only the delivery closure (dropped after the last update) may hold it.
         let hasBody = task.originalRequest.body != nil
+        let (uploadHandled, downloadHandled) = (upload != nil, download != nil)
         task.uploadReporter = ProgressReporter(
             progress: task.uploadProgress, queue: completionQueue, interval: interval,
-            isObserved: { [weak self] in hasBody && (upload != nil || self?.hooks.taskDidSendBodyData != nil) }
+            isObserved: { [weak self] in hasBody && (uploadHandled || self?.hooks.taskDidSendBodyData != nil) }
         ) { [weak self, weak task] snapshot, delta in
             upload?(snapshot)
             guard let self, let task, delta > 0, let hook = self.hooks.taskDidSendBodyData else { return }
@@ -168,7 +171,7 @@ extension SessionManager {
         let isDownload = task.kind == .download
         task.downloadReporter = ProgressReporter(
             progress: task.downloadProgress, queue: completionQueue, interval: interval,
-            isObserved: { [weak self] in download != nil || isDownload && self?.hooks.downloadTaskDidWriteData != nil }
+            isObserved: { [weak self] in downloadHandled || isDownload && self?.hooks.downloadTaskDidWriteData != nil }
         ) { [weak self, weak task] snapshot, delta in
             download?(snapshot)
             guard isDownload, let self, let task, delta > 0, let hook = self.hooks.downloadTaskDidWriteData else { return }
