@@ -9,8 +9,9 @@ enum CacheRules {
         var result: [String: String] = [:]
         for value in fields.values(for: "Cache-Control") {
             for item in value.split(separator: ",") {
-                let pair = item.split(separator: "=", maxSplits: 1)
-                let name = pair[0].trimmingOWS.lowercased()
+                let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard let first = pair.first else { continue }
+                let name = first.trimmingOWS.lowercased()
                 guard !name.isEmpty else { continue }
                 var argument = pair.count == 2 ? pair[1].trimmingOWS : ""
                 if argument.count >= 2, argument.hasPrefix("\""), argument.hasSuffix("\"") { argument = String(argument.dropFirst().dropLast()) }
@@ -33,6 +34,8 @@ enum CacheRules {
         guard requestAllowsCache(request), response.statusCode == 200 else { return false }
         let directives = directives(response.headers)
         guard directives["no-store"] == nil, directives["no-cache"] == nil else { return false }
+        // The cache keys on the URL alone, so a response that varies by request fields is not kept (§4.1).
+        guard response.headers[first: "Vary"] == nil else { return false }
         return freshnessLifetime(response) != nil
     }
 
@@ -67,7 +70,7 @@ enum HTTPDate {
         guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT",
               let day = Int(parts[1]), (1...31).contains(day),
               let month = months.firstIndex(of: String(parts[2])),
-              let year = Int(parts[3]), year >= 1970 else { return nil }
+              parts[3].count == 4, let year = Int(parts[3]), (1970...9999).contains(year) else { return nil }
         let time = parts[4].split(separator: ":")
         guard time.count == 3, let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time[2]),
               (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }

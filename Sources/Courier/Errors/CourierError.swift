@@ -70,6 +70,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code("cancelled", .cancelled)
         public static let sessionInvalidated = Code("sessionInvalidated", .cancelled)
         public static let bodyTooLarge = Code("bodyTooLarge", .receive)
+        /// `timeoutIntervalForResource` ran out between two requests of a task (during one, the
+        /// transport's `totalTimeout` is the underlying error of a `.transport` error).
+        public static let resourceTimeout = Code("resourceTimeout", .receive)
         public static let redirectRefused = Code("redirectRefused", .redirect)
         // Response validation and serialization.
         public static let unacceptableStatusCode = Code("unacceptableStatusCode", .validate)

@@ -10,7 +10,20 @@ struct RequestConversion {
     var additionalHeaders: HTTPFields
     var resourceTimeout: Double?
 
-    func convert(_ request: Request) throws(CourierError) -> HTTPClientRequest {
+    /// Field names that carry credentials for one origin (as the transport's redirect rules).
+    static let credentialFieldNames = ["authorization", "cookie", "proxy-authorization"]
+
+    /// Whether two URLs have the same origin (scheme, host, port; RFC 6454).
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host()?.lowercased() == b.host()?.lowercased() && port(a) == port(b)
+    }
+
+    /// - Parameters:
+    ///   - includeCredentials: whether the session's Authorization, Cookie and
+    ///     Proxy-Authorization fields are added (not on a redirect to another origin).
+    ///   - elapsed: seconds the task has run; the resource timeout is what remains of it.
+    func convert(_ request: Request, includeCredentials: Bool = true, elapsed: Double = 0) throws(CourierError) -> HTTPClientRequest {
         let url: HTTPURL
         do { url = try HTTPURL(request.url.absoluteString) } catch {
             throw CourierError(.invalidURL, underlying: error, failingURL: request.url, detail: error.description)
@@ -20,6 +33,7 @@ struct RequestConversion {
         }
         var headers = request.headers
         for field in additionalHeaders where !headers.contains(field.name) {
+            if !includeCredentials, Self.credentialFieldNames.contains(field.name.lowercased()) { continue }
             headers.append(field)
         }
         var body: HTTPClientRequestBody?
@@ -31,7 +45,14 @@ struct RequestConversion {
         var converted = HTTPClientRequest(method: request.method, url: url, headers: headers, body: body)
         var timeouts = HTTPClientTimeouts()
         timeouts.idleRead = Self.timeAmount(request.timeoutInterval)
-        timeouts.total = resourceTimeout.flatMap(Self.timeAmount)
+        if let resourceTimeout {
+            let remaining = resourceTimeout - max(0, elapsed)
+            guard remaining > 0 else {
+                throw CourierError(.resourceTimeout, failingURL: request.url,
+                                   detail: "timeoutIntervalForResource (\(resourceTimeout) s) elapsed before this request")
+            }
+            timeouts.total = Self.timeAmount(remaining)
+        }
         converted.timeouts = timeouts
         converted.redirects = .disabled
         return converted

@@ -38,6 +38,7 @@ public final class SessionManager: Sendable {
         var invalidationDone = false
         /// Tasks that ended whose completion has not run yet.
         var pendingCompletions = 0
+        var pruneAt = 64
     }
 
     /// Creates a session with its own event loops and connection pool.
@@ -125,6 +126,11 @@ public final class SessionManager: Sendable {
         state.withLock { state in
             guard !state.invalidated else { return }
             state.tasks[task.taskIdentifier] = WeakTask(task: task)
+            // Entries of unstarted tasks their creators dropped: pruned when the table doubles.
+            if state.tasks.count >= state.pruneAt {
+                state.tasks = state.tasks.filter { $0.value.task != nil }
+                state.pruneAt = max(64, state.tasks.count * 2)
+            }
         }
     }
 
@@ -140,8 +146,12 @@ public final class SessionManager: Sendable {
 
     // MARK: Requests and completions
 
-    func convert(_ request: Request) throws(CourierError) -> HTTPClientRequest {
-        var converted = try conversion.convert(request)
+    /// The transport request for one attempt of a task. `origin`: the task's first URL — the
+    /// session's credential fields are not sent to another origin (a redirect may lead there);
+    /// `startedAt`: when the task started, so `timeoutIntervalForResource` covers every attempt.
+    func convert(_ request: Request, sameOriginAs origin: URL? = nil, startedAt: Date = Date()) throws(CourierError) -> HTTPClientRequest {
+        let sameOrigin = origin.map { RequestConversion.sameOrigin(request.url, $0) } ?? true
+        var converted = try conversion.convert(request, includeCredentials: sameOrigin, elapsed: Date().timeIntervalSince(startedAt))
         // For every scheme: `apply` gives an https request its host's TLS settings, and refuses
         // a plain http request to a host whose policy pins instead of silently not pinning.
         do { try securityPolicies.apply(to: &converted, base: configuration.client.tls) } catch {

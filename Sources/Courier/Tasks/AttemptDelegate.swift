@@ -19,11 +19,13 @@ final class AttemptDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveHead(_ client: HTTPClientTask, _ head: HTTPClientResponseHead) {
+        task.adopt(client, attempt: attempt)
         task.receivedHead(head, attempt: attempt)
     }
 
     func didReceiveBodyPart(_ client: HTTPClientTask, _ part: ByteBuffer) -> HTTPClientBodyDemand {
-        task.receivedBody(part, attempt: attempt)
+        task.adopt(client, attempt: attempt)
+        return task.receivedBody(part, attempt: attempt)
     }
 
     func didFinish(_ client: HTTPClientTask, trailers: HTTPFields, metrics: HTTPClientMetrics) {

@@ -33,6 +33,10 @@ extension SessionTask {
                 core.body = cached.data
                 core.bodyBytes = Int64(cached.data.count)
             }
+            _ = downloadProgress.update { progress in
+                progress.totalUnitCount = Int64(cached.data.count)
+                progress.completedUnitCount = Int64(cached.data.count)
+            }
             complete(.success(.data(cached.data)))
             return
         }
@@ -42,7 +46,11 @@ extension SessionTask {
     /// Makes `request` as the task's next attempt.
     func launch(_ request: Request) {
         let converted: HTTPClientRequest
-        do { converted = try manager.convert(request) } catch {
+        let startDate = core.withLock { $0.startDate } ?? Date()
+        do {
+            converted = try manager.convert(
+                request, sameOriginAs: originalRequest.url, startedAt: startDate)
+        } catch {
             complete(.failure(error))
             return
         }
@@ -63,13 +71,25 @@ extension SessionTask {
             return
         }
         let client = manager.client.execute(converted, delegate: AttemptDelegate(task: self, attempt: attempt))
+        // The transport may already have called back (and the delegate adopted `client`), or the
+        // task may have moved past this attempt (failed, completed): then `client` is cancelled —
+        // a no-op when it already ended — so no request runs for nobody.
         let cancelNow = core.withLock { core -> Bool in
+            guard core.attempt == attempt else { return true }
             core.launching = false
-            guard core.attempt == attempt, !core.completed else { return false }
+            guard !core.completed else { return true }
             core.clientTask = client
             return core.state == .canceling
         }
         if cancelNow { client.cancel() }
+    }
+
+    /// Records the transport request of the current attempt when its callbacks come before
+    /// `execute` returned to ``launch(_:)`` (so that pausing, resuming and cancelling reach it).
+    func adopt(_ client: HTTPClientTask, attempt: Int) {
+        core.withLock { core in
+            if core.attempt == attempt, !core.completed, core.clientTask == nil { core.clientTask = client }
+        }
     }
 
     func completeIfCanceling() {
@@ -210,11 +230,16 @@ extension SessionTask {
             case .deliver:
                 core.mode = .deliver
                 delivery?.install(into: &core)
+                // Under the lock, so no body part reported meanwhile is overwritten.
+                if let delivery { delivery.announce(self) }
             }
             let held = core.heldPart
             let finished = core.heldFinish
             core.heldPart = nil
             core.heldFinish = false
+            // While the held part is replayed, `resume()` must not let the transport deliver the
+            // next one first.
+            core.replaying = held != nil
             var resume: HTTPClientTask?
             if core.readingPaused, !finished, core.state == .running, !core.sinkBusy, held == nil {
                 core.readingPaused = false
@@ -222,30 +247,35 @@ extension SessionTask {
             }
             return .replay(held, finished: finished, resume: resume)
         }
+        // A sink opened on a resumed download's partial file keeps it (the resume data points at it).
+        let keepFile = (delivery?.resumeOffset ?? 0) > 0
         switch next {
         case .none:
-            delivery?.sink?.abandon(keepFile: false)
+            delivery?.sink?.abandon(keepFile: keepFile)
         case .cancel:
-            delivery?.sink?.abandon(keepFile: false)
+            delivery?.sink?.abandon(keepFile: keepFile)
             cancel()
+            // Already cancelling with nothing left to end the task (the transport finished while
+            // the hook decided): end it here.
+            if core.withLock({ $0.clientTask == nil && !$0.launching }) { completeIfCanceling() }
         case .fail(let error):
-            delivery?.sink?.abandon(keepFile: false)
+            delivery?.sink?.abandon(keepFile: keepFile)
             fail(attempt: attempt, error)
         case .replay(let held, let finished, let resume):
-            if let delivery { delivery.announce(self) }
             if let held {
-                // The transport is paused; consume the held part and resume if the task may read.
+                // The transport is paused; consume the held part, then resume if the task may read.
                 let demand = receivedBody(held, attempt: attempt)
-                if demand == .more, !finished, let client = core.withLock({ core -> HTTPClientTask? in
-                    guard core.readingPaused else { return nil }
+                let client = core.withLock { core -> HTTPClientTask? in
+                    core.replaying = false
+                    guard demand == .more, !finished, core.readingPaused, core.state == .running, !core.sinkBusy else { return nil }
                     core.readingPaused = false
                     return core.clientTask
-                }) {
-                    client.resumeReading()
                 }
+                client?.resumeReading()
             }
             if finished { attemptEnded(attempt: attempt) }
             resume?.resumeReading()
+            if core.withLock({ $0.state == .canceling && $0.clientTask == nil && !$0.launching }) { completeIfCanceling() }
         }
     }
 
@@ -323,7 +353,7 @@ extension SessionTask {
     func sinkDrained() {
         let client = core.withLock { core -> HTTPClientTask? in
             core.sinkBusy = false
-            guard core.readingPaused, core.state == .running, !core.awaitingDecision else { return nil }
+            guard core.readingPaused, core.state == .running, !core.awaitingDecision, !core.replaying else { return nil }
             core.readingPaused = false
             return core.clientTask
         }
@@ -340,6 +370,11 @@ extension SessionTask {
                 return false
             }
             return true
+        }
+        // A cancel that raced the end of the response wins, as it does for the transport.
+        if core.withLock({ $0.state == .canceling }) {
+            completeIfCanceling()
+            return
         }
         if ended { attemptEnded(attempt: attempt) }
     }

@@ -72,13 +72,23 @@ extension SessionTask {
         }
         var keep: Int64 = 0
         var total = length
-        if offset > 0, response.statusCode == 206 {
-            guard let range = ResumeData.contentRangeStart(response.headers[first: "Content-Range"]), range.first == offset else {
+        if offset > 0 {
+            switch response.statusCode {
+            case 206:
+                guard let range = ResumeData.contentRangeStart(response.headers[first: "Content-Range"]), range.first == offset else {
+                    throw CourierError(.invalidResumeData, response: response, failingURL: request.url,
+                                       detail: "the server resumed at a different offset than the \(offset) bytes already downloaded")
+                }
+                keep = offset
+                let (sum, overflow) = offset.addingReportingOverflow(length)
+                total = range.complete >= 0 ? range.complete : (length >= 0 && !overflow ? sum : -1)
+            case 200:
+                break  // the representation changed (If-Range failed): start over
+            default:
+                // 416, 412, 5xx, …: the partial file stays as it is, for another try.
                 throw CourierError(.invalidResumeData, response: response, failingURL: request.url,
-                                   detail: "the server resumed at a different offset than the \(offset) bytes already downloaded")
+                                   detail: "the server answered the resumed request with \(response.statusCode), not 206 or 200")
             }
-            keep = offset
-            total = range.complete >= 0 ? range.complete : (length >= 0 ? offset + length : -1)
         }
         let sink = try DownloadSink(
             path: download.temporaryPath, keepingFirst: keep, limit: manager.configuration.downloadWriteBufferSize,
@@ -90,7 +100,10 @@ extension SessionTask {
 
     /// The delivered response is complete.
     func finishDelivery() {
-        let (sink, body) = core.withLock { ($0.sink, $0.body) }
+        let (sink, body) = core.withLock { core in
+            core.finishing = core.sink != nil
+            return (core.sink, core.body)
+        }
         guard kind == .download, let sink else {
             complete(.success(.data(body)))
             return
@@ -173,7 +186,8 @@ extension SessionTask {
                 core.error = full
                 raw.error = full
                 raw.data = kind == .download ? nil : core.body
-                if kind == .download, let validator = core.validator, let sink = core.sink, core.currentRequest.method == .GET,
+                let fileProblem = error.code == .fileWriteFailed || error.code == .fileMoveFailed
+                if kind == .download, !fileProblem, let validator = core.validator, let sink = core.sink, core.currentRequest.method == .GET,
                    let response = core.response, response.statusCode == 200 || response.statusCode == 206 {
                     let received = core.resumeOffset + core.bodyBytes
                     if received > 0 {

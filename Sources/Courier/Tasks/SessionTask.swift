@@ -102,7 +102,7 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
                 core.startDate = Date()
                 return .start
             }
-            if core.readingPaused, !core.awaitingDecision, !core.sinkBusy, let client = core.clientTask {
+            if core.readingPaused, !core.awaitingDecision, !core.sinkBusy, !core.replaying, let client = core.clientTask {
                 core.readingPaused = false
                 return .resumed(client)
             }
@@ -139,7 +139,7 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     func cancel(with error: CourierError) {
         enum Action { case none, cancelClient(HTTPClientTask), complete }
         let action = core.withLock { core -> Action in
-            guard !core.completed, core.state != .canceling else { return .none }
+            guard !core.completed, core.state != .canceling, !core.finishing else { return .none }
             core.state = .canceling
             core.cancellation = error
             if let client = core.clientTask { return .cancelClient(client) }
@@ -181,6 +181,10 @@ struct TaskCore {
     var readingPaused = false
     /// The download sink asked to stop reading until it drains.
     var sinkBusy = false
+    /// A held body part is being consumed after a hook's decision: nobody else resumes reading.
+    var replaying = false
+    /// The download's body is complete and its file is being finished: too late to cancel.
+    var finishing = false
 
     // Across attempts.
     var transactions: [HTTPClientMetrics] = []
