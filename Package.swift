@@ -68,7 +68,7 @@ let package = Package(
         // `make demo`: a loopback server and the Courier layer's main jobs, with readable output.
         .executableTarget(
             name: "CourierDemo",
-            dependencies: ["Courier", "CourierTestSupport", "CCourierZlib"],
+            dependencies: ["Courier", "CourierTestSupport", "CCourierZlib"],  // zlib: gunzip to check a download
             swiftSettings: swiftSettings
         ),
 
@@ -76,7 +76,7 @@ let package = Package(
         // Not a product; only test targets depend on it.
         .target(
             name: "CourierTestSupport",
-            dependencies: ["CourierCore", "CourierHTTP1", "CCourierOpenSSL", "CCourierLinux"],
+            dependencies: ["CourierCore", "CourierHTTP1", "CCourierOpenSSL", "CCourierLinux", "CCourierZlib"],
             exclude: ["Certificates"],
             swiftSettings: swiftSettings
         ),

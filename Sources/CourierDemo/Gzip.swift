@@ -1,29 +1,8 @@
 import CCourierZlib
+import CourierTestSupport
 
-/// gzip-compresses `input` (RFC 1952) with zlib, for the demo server's compressed responses.
-func gzip(_ input: [UInt8]) -> [UInt8] {
-    var stream = z_stream()
-    // windowBits 15 + 16: zlib writes a gzip header and trailer.
-    guard deflateInit2_(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-        fatalError("deflateInit2 failed")
-    }
-    defer { deflateEnd(&stream) }
-    var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 64)
-    var input = input
-    let produced = input.withUnsafeMutableBufferPointer { source in
-        output.withUnsafeMutableBufferPointer { target -> Int in
-            // Safe: both buffers outlive the deflate call and their counts bound what zlib touches.
-            stream.next_in = source.baseAddress
-            stream.avail_in = uInt(source.count)
-            stream.next_out = target.baseAddress
-            stream.avail_out = uInt(target.count)
-            let status = deflate(&stream, Z_FINISH)
-            precondition(status == Z_STREAM_END, "deflate did not finish")
-            return target.count - Int(stream.avail_out)
-        }
-    }
-    return Array(output[0..<produced])
-}
+/// gzip-compresses `input` (RFC 1952), for the demo server's compressed responses.
+func gzip(_ input: [UInt8]) -> [UInt8] { TestCompression.compress(input) }
 
 /// gunzips `input` (concatenated members are not needed here), to check a downloaded .gz file.
 func gunzip(_ input: [UInt8]) -> [UInt8]? {

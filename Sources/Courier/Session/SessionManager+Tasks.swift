@@ -112,6 +112,8 @@ extension SessionManager {
     ) -> DownloadTask {
         let resume = ResumeData.decode(resumeData)
         let valid = resume.map { resume in (FileSize.of(resume.temporaryFilePath) ?? -1) >= resume.bytesReceived } ?? false
+        // A placeholder for unreadable resume data (the task fails with invalidResumeData when
+        // resumed); the literal is a valid URL.
         var request = Request(url: URL(string: "http://invalid.invalid/")!)
         if let resume, let url = URL(string: resume.url), let method = HTTPMethod(resume.method) {
             request = Request(url: url, method: method, timeoutInterval: resume.timeoutInterval)
@@ -121,6 +123,7 @@ extension SessionManager {
             request.headers.remove(name: "Range")
             request.headers.remove(name: "If-Range")
             request.headers.remove(name: "Accept-Encoding")
+            // `try!`: constant names and a value made of digits are valid fields (RFC 9110 §5.5).
             request.headers.append(try! HTTPField(name: "Range", value: "bytes=\(resume.bytesReceived)-"))
             if let ifRange = try? HTTPField(name: "If-Range", value: resume.validator) { request.headers.append(ifRange) }
             // The offset counts bytes of the identity representation: ask for no content coding.

@@ -279,7 +279,7 @@ import Testing
 
     @Test func invalidationRunsTheHookAndEndsTheEventStreamWithIt() throws {
         let marker = QueueMarker()
-        try withSelfInvalidatingSession(completionQueue: marker.queue) { manager, server in
+        try withSession(completionQueue: marker.queue) { manager, server in
             server.route("/x") { _, connection in try connection.respond(body: "x") }
             let streamEvents = Recorder<String>()
             let streamEnded = readEvents(manager.events()) { event in

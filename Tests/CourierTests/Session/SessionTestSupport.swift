@@ -1,4 +1,3 @@
-import CCourierZlib
 import Courier
 import CourierTestSupport
 import Dispatch
@@ -6,57 +5,8 @@ import FoundationEssentials
 import Synchronization
 import Testing
 
-/// Like ``withSession(configure:tls:completionQueue:_:)`` for tests that invalidate the session
-/// themselves: afterwards the session is invalidated if it is not yet, and the harness waits for
-/// the `sessionInvalidated` event (seen by an observer added first, so tests may replace hooks).
-func withSelfInvalidatingSession(
-    configure: (inout SessionConfiguration) -> Void = { _ in },
-    completionQueue: DispatchQueue? = nil,
-    _ body: (SessionManager, ScriptedServer) throws -> Void
-) throws {
-    try FileDescriptors.exclusively {
-        try FileDescriptors.expectNoLeakedDescriptors {
-            var configuration = SessionConfiguration()
-            configuration.client.eventLoopThreads = 2
-            configure(&configuration)
-            let manager = try SessionManager(configuration: configuration, completionQueue: completionQueue)
-            let invalidated = TestEvent()
-            manager.addObserver { event in
-                if case .sessionInvalidated = event { invalidated.signal() }
-            }
-            let server = try ScriptedServer()
-            defer {
-                manager.invalidate(cancelingTasks: true)
-                #expect(invalidated.wait(timeout: .seconds(20)), "the session did not become invalid")
-                server.shutdown()
-            }
-            try body(manager, server)
-        }
-    }
-}
-
-/// Gzip (`windowBits` 15 + 16) or zlib-wrapped deflate of `input`, at run time with zlib.
-func zlibCompress(_ input: [UInt8], gzip: Bool = true) -> [UInt8] {
-    var stream = z_stream()
-    let windowBits: Int32 = gzip ? 15 + 16 : 15
-    let rc = deflateInit2_(&stream, 6, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-    precondition(rc == Z_OK, "deflateInit2 failed: \(rc)")
-    defer { deflateEnd(&stream) }
-    var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 64)
-    var input = input
-    let produced = input.withUnsafeMutableBufferPointer { source in
-        output.withUnsafeMutableBufferPointer { destination in
-            stream.next_in = source.baseAddress
-            stream.avail_in = uInt(source.count)
-            stream.next_out = destination.baseAddress
-            stream.avail_out = uInt(destination.count)
-            let result = deflate(&stream, Z_FINISH)
-            precondition(result == Z_STREAM_END, "deflate did not finish: \(result)")
-            return destination.count - Int(stream.avail_out)
-        }
-    }
-    return Array(output.prefix(produced))
-}
+/// Gzip or zlib-wrapped deflate of `input` (CourierTestSupport's zlib helper).
+func zlibCompress(_ input: [UInt8], gzip: Bool = true) -> [UInt8] { TestCompression.compress(input, gzip: gzip) }
 
 /// Bytes that do not compress well (a SplitMix-style generator), so that half of a gzip stream
 /// decodes to a real part of the body.

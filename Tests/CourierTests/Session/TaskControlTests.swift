@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func invalidatingWithCancellationCancelsRunningTasksAndRefusesNewOnes() throws {
-        try withSelfInvalidatingSession { manager, server in
+        try withSession { manager, server in
             let release = TestEvent()
             server.route("/stall") { _, connection in
                 try connection.stall(until: release)
@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test func invalidatingWithoutCancellationLetsRunningTasksFinish() throws {
-        try withSelfInvalidatingSession { manager, server in
+        try withSession { manager, server in
             let release = TestEvent()
             server.route("/slow") { _, connection in
                 try connection.stall(until: release)

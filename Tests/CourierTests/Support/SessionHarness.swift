@@ -6,8 +6,9 @@ import Synchronization
 import Testing
 
 /// Runs a session test: serialised with every other descriptor-counting test, with a fresh
-/// loopback server, and checked for leaked descriptors once the session is invalidated (which
-/// waits for its `sessionDidBecomeInvalid`, i.e. for its connections to be closed).
+/// loopback server, and checked for leaked descriptors once the session is invalidated — by the
+/// test itself or afterwards — and its `sessionInvalidated` event (the last one, after the
+/// connections are closed) was seen by an observer added first, so tests may replace the hooks.
 func withSession(
     configure: (inout SessionConfiguration) -> Void = { _ in },
     tls: ServerTLS? = nil,
@@ -20,9 +21,14 @@ func withSession(
             configuration.client.eventLoopThreads = 2
             configure(&configuration)
             let manager = try SessionManager(configuration: configuration, completionQueue: completionQueue)
+            let invalidated = TestEvent()
+            manager.addObserver { event in
+                if case .sessionInvalidated = event { invalidated.signal() }
+            }
             let server = try ScriptedServer(tls: tls)
             defer {
-                invalidateAndWait(manager)
+                manager.invalidate(cancelingTasks: true)
+                #expect(invalidated.wait(timeout: .seconds(20)), "the session did not become invalid")
                 server.shutdown()
             }
             try body(manager, server)
