@@ -46,6 +46,11 @@ public struct TLSConfiguration: Sendable, Hashable {
     public var privateKeyFile: String? = nil
     /// ALPN protocol names offered, most preferred first (RFC 7301). Empty: no ALPN extension.
     public var applicationProtocols: [String] = ["http/1.1"]
+    /// An opaque label that keeps connections made under different trust policies apart — in a
+    /// client's connection pool, which keys on the whole configuration. OpenSSL never sees it.
+    /// (The `Courier` layer's pinning policies set it, so a connection judged without pins is
+    /// never reused for a host that is pinned now.)
+    public var poolPartition: String? = nil
 
     public init() {}
 

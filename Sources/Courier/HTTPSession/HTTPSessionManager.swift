@@ -214,8 +214,19 @@ public final class HTTPSessionManager: Sendable {
         var request = try self.request(method: method, path: path, parameters: nil, headers: headers)
         let form = MultipartFormData()
         if let parameters {
-            for pair in try QueryString.pairs(parameters) {
-                try form.appendPart(data: Data((pair.value ?? "").utf8), name: pair.field)
+            // AFNetworking sends a `Data` value as it is; everything else as its query-string text.
+            let fields: [(name: String?, value: any Sendable)] =
+                (parameters as? [String: any Sendable]).map { $0.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+                ?? [(nil, parameters)]
+            for field in fields {
+                if let name = field.name, let data = field.value as? Data {
+                    try form.appendPart(data: data, name: name)
+                    continue
+                }
+                let subset: any Sendable = field.name.map { [$0: field.value] as [String: any Sendable] } ?? parameters
+                for pair in try QueryString.pairs(subset) {
+                    try form.appendPart(data: Data((pair.value ?? "").utf8), name: pair.field)
+                }
             }
         }
         do { try constructingBody(form) } catch let error as CourierError { throw error } catch {

@@ -54,7 +54,15 @@ extension JSONValue {
             return .array(result.sorted { $0.description < $1.description })
         case .data: throw invalid(path, "Data has no JSON form")
         case .date: throw invalid(path, "Date has no JSON form")
-        case .unsupported(let typeName): throw invalid(path, "\(typeName) is not a JSON value")
+        case .unsupported(let typeName):
+            // A typed value inside untyped containers (`["items": [Item]]`, `Item: Encodable`):
+            // its JSON form, as JSONEncoder writes it.
+            guard let encodable = value as? any Encodable,
+                  let data = try? JSONEncoder().encode(encodable),
+                  let json = try? JSONDecoder().decode(JSONValue.self, from: data) else {
+                throw invalid(path, "\(typeName) is not a JSON value")
+            }
+            return json
         }
     }
 

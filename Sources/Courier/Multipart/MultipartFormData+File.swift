@@ -23,13 +23,16 @@ extension MultipartFormData {
         }
         do throws(CourierError) {
             try writeBody(toDescriptor: fd, path: path)
-            guard close(fd) == 0 else {
-                throw CourierError(.fileWriteFailed, detail: "cannot close \(path): \(String(cString: strerror(errno)))")
-            }
         } catch {
             close(fd)
             unlink(path)
             throw error
+        }
+        // On Linux the descriptor is released even when close fails: never close it twice.
+        guard close(fd) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(path)
+            throw CourierError(.fileWriteFailed, detail: "cannot close \(path): \(reason)")
         }
     }
 

@@ -165,7 +165,8 @@ public final class MultipartFormData: Sendable {
     /// seconds, expressed as the equivalent rate for ``throttle(bytesPerSecond:)``.
     public func throttleBandwidth(packetSize: Int, delay: Double) {
         precondition(packetSize > 0 && delay > 0, "packet size and delay must be positive")
-        throttle(bytesPerSecond: max(1, Int((Double(packetSize) / delay).rounded())))
+        let rate = (Double(packetSize) / delay).rounded()
+        throttle(bytesPerSecond: rate >= Double(Int.max) ? Int.max : max(1, Int(rate)))
     }
 
     /// The rate set by ``throttle(bytesPerSecond:)``, if any.

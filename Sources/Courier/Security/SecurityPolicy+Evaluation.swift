@@ -22,7 +22,12 @@ extension SecurityPolicy {
     /// OpenSSL context).
     public func tlsConfiguration(base: TLSConfiguration, at date: Date = Date()) -> TLSConfiguration {
         var configuration = base
-        let (mode, allowInvalid) = effective(at: date)
+        let (mode, allowInvalid, validatesDomainName) = effective(at: date)
+        if mode != .none {
+            // Connections judged by these pins are never shared with connections made before the
+            // policy applied (the trust evaluator runs once per connection, at its handshake).
+            configuration.poolPartition = poolPartition(mode: mode, allowInvalid: allowInvalid, validatesDomainName: validatesDomainName)
+        }
         if allowInvalid {
             configuration.verification = .none
         } else {
@@ -51,7 +56,7 @@ extension SecurityPolicy {
     /// - Throws: the ``TrustFailure`` naming the reason.
     public func evaluate(_ context: ServerTrustContext, at date: Date = Date()) throws(TrustFailure) {
         let host = context.host
-        let (mode, allowInvalid) = effective(at: date)
+        let (mode, allowInvalid, validatesDomainName) = effective(at: date)
         let counted: [TLSCertificate]
         if allowInvalid {
             guard let leaf = context.connection.peerChain.first else { throw .noCertificate(host: host) }
@@ -96,5 +101,12 @@ extension SecurityPolicy {
         throw CourierError(
             .invalidSecurityPolicy, phase: .serialize,
             detail: "a \(pinningMode.rawValue)-pinning security policy can only be used with https, not \(scheme)")
+    }
+
+    /// A stable label for the pins in force and how they are applied.
+    private func poolPartition(mode: SSLPinningMode, allowInvalid: Bool, validatesDomainName: Bool) -> String {
+        let pins: [[UInt8]] = mode == .certificate ? pinnedCertificates.map(\.spkiSHA256) : Array(pinnedPublicKeyHashes)
+        let text = pins.map { Data($0).base64EncodedString() }.sorted().joined(separator: ",")
+        return "courier-pins/\(mode)/\(allowInvalid ? "any" : "valid")/\(validatesDomainName ? "name" : "noname")/\(text)"
     }
 }

@@ -161,10 +161,12 @@ public struct SecurityPolicy: Sendable, Hashable {
         PublicKeyPin.string(certificate.spkiSHA256)
     }
 
-    /// The pinning mode and invalid-certificate setting in force at `date` (see ``pinsExpire``).
-    func effective(at date: Date) -> (mode: SSLPinningMode, allowInvalid: Bool) {
-        if isPinning && !pinsAreEnforced(at: date) { return (.none, false) }
-        return (pinningMode, allowInvalidCertificates)
+    /// The settings in force at `date` (see ``pinsExpire``): once pins have expired, the policy
+    /// is exactly ``default`` — the relaxations (invalid certificates, no name check) were only
+    /// safe because of the pins.
+    func effective(at date: Date) -> (mode: SSLPinningMode, allowInvalid: Bool, validatesDomainName: Bool) {
+        if isPinning && !pinsAreEnforced(at: date) { return (.none, false, true) }
+        return (pinningMode, allowInvalidCertificates, validatesDomainName)
     }
 
     // MARK: Validation

@@ -121,9 +121,19 @@ public final class SecurityPolicyTable: Sendable {
     }
 
     private static func pattern(_ host: String) throws(CourierError) -> Pattern {
-        let name = normalise(host)
+        var name = normalise(host)
         let invalid = CourierError(.invalidSecurityPolicy, detail: "\"\(host)\" is not a host name, IP literal or *.domain pattern")
         guard !name.isEmpty else { throw invalid }
+        // Patterns must be written the way request hosts are (so they can match at all): an IPv6
+        // literal in its canonical form (RFC 5952), names as ASCII (A-labels), no port or scheme.
+        if name.contains(":") {
+            guard let literal = try? HTTPURL("http://[\(name)]/"), literal.hostKind == .ipv6 else { throw invalid }
+            name = literal.host
+        } else {
+            guard name.utf8.allSatisfy({ byte in
+                (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x2A
+            }) else { throw invalid }
+        }
         guard name.hasPrefix("*.") else {
             guard !name.contains("*") else { throw invalid }
             return .exact(name)

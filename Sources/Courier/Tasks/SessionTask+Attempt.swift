@@ -402,6 +402,8 @@ extension SessionTask {
             core.clientTask = nil
             if error.code == .cancelled, let cancellation = core.cancellation { return cancellation }
             let url = core.currentRequest.url
+            // A body stream of this layer (multipart) failed: its own error says what and where.
+            if let own = error.cause as? CourierError { return CourierError(own.code, phase: .send, underlying: error, failingURL: url, detail: own.detail) }
             return SecurityPolicy.courierError(from: error, host: url.host())?.with(response: nil, body: nil, failingURL: url)
                 ?? CourierError.transport(error, url: url)
         }

@@ -166,7 +166,12 @@ extension HTTP1Connection {
             if state == .complete {
                 establishment.tlsEnd = .now()
                 establishment.tlsInfo = tls.connectionInfo
-                if let evaluator = configuration.serverTrustEvaluator, let info = tls.connectionInfo {
+                if let evaluator = configuration.serverTrustEvaluator {
+                    // Fail closed: an evaluator that cannot see the connection cannot accept it.
+                    guard let info = tls.connectionInfo else {
+                        setupFailed(ClientError(.serverTrustRejected, detail: "no TLS connection information for \(key.origin.host)"))
+                        return
+                    }
                     let context = ServerTrustContext(host: key.origin.host, port: key.origin.port, connection: info)
                     let detail = "the server trust evaluator rejected \(key.origin.host)"
                     do {

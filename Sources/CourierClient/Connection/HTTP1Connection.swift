@@ -63,6 +63,8 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     /// `didSendRequestBody(total:)`.
     var bodyBytesSent: Int64 = 0
     var requestWritten = false
+    /// Empty request body pieces in a row from a stream that gave no wait (see `pumpBody`).
+    var emptyPiecesInARow = 0
     var responseFraming: BodyFraming?
     var lastRead = Deadline.now()
     var idleReadTimer: TimerID?
@@ -306,7 +308,10 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
             bodySource = source
             if let piece {
                 if piece.readableBytes == 0 {
-                    guard let wait = source.waitAfterEmptyPiece else { continue }
+                    // No wait given: ask again at once — but a stream that keeps coming back empty
+                    // (waiting for another thread) must not spin the loop: after 16 in a row, 1 ms.
+                    emptyPiecesInARow += 1
+                    guard let wait = source.waitAfterEmptyPiece ?? (emptyPiecesInARow > 16 ? .milliseconds(1) : nil) else { continue }
                     bodyWaitTimer = loop.scheduleTimer(at: .after(wait)) { [weak self] in
                         guard let self else { return }
                         bodyWaitTimer = nil
@@ -314,6 +319,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
                     }
                     return
                 }
+                emptyPiecesInARow = 0
                 // The delegate counts body bytes: not `machine.requestBytesSent`, which includes
                 // the head and chunk framing (and every earlier request on the connection).
                 bodyBytesSent += Int64(piece.readableBytes)

@@ -38,7 +38,7 @@ enum RequestBodySource {
                 self = .stream(stream)
                 return piece
             } catch {
-                throw ClientError(.invalidRequest, phase: .send, detail: "the request body stream failed: \(error)")
+                throw ClientError(.invalidRequest, phase: .send, cause: error, detail: "the request body stream failed: \(error)")
             }
         }
     }

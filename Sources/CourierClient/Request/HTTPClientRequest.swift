@@ -72,7 +72,9 @@ public protocol HTTPClientBodyStream {
     mutating func next() throws -> ByteBuffer?
 
     /// Read right after ``next()`` returned an empty piece: how long to wait before calling
-    /// ``next()`` again. nil (the default) asks again at once. Ignored after non-empty pieces.
+    /// ``next()`` again. nil (the default) asks again at once — up to 16 times in a row, then
+    /// after 1 ms each, so a stream that stays empty cannot spin the loop. Ignored after
+    /// non-empty pieces.
     var waitAfterEmptyPiece: TimeAmount? { get }
 }
 

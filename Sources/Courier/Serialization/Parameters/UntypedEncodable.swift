@@ -56,7 +56,9 @@ struct UntypedEncodable: Encodable {
             var container = encoder.container(keyedBy: AnyKey.self)
             for (key, member) in members { try container.encode(UntypedEncodable(member), forKey: AnyKey(key)) }
         case .unsupported(let typeName):
-            throw invalid("\(typeName) has no property-list form")
+            // A typed value inside untyped containers (`[Item]` with `Item: Encodable`).
+            guard let encodable = value as? any Encodable else { throw invalid("\(typeName) has no property-list form") }
+            try encodable.encode(to: encoder)
         }
     }
 }

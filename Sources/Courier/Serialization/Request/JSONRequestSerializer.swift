@@ -34,7 +34,14 @@ public struct JSONRequestSerializer: BodyEncodingRequestSerializer {
             }
             value = encodable
         default:
-            value = try JSONValue(parameters: parameters)
+            do {
+                value = try JSONValue(parameters: parameters)
+            } catch {
+                // A container of typed values (`[Item]`, `[String: Item]` with `Item: Encodable`):
+                // not untyped parameters, but JSONEncoder writes it.
+                guard let encodable = parameters as? any Encodable else { throw error }
+                value = encodable
+            }
         }
         do {
             return try encoder.encode(value)
