@@ -100,4 +100,24 @@ import Testing
         form.throttleBandwidth(packetSize: 1 << 62, delay: 0.001)
         #expect(form.bytesPerSecond == Int.max)
     }
+
+    /// AFNetworking sends `Data` parameters of a multipart request as they are.
+    @Test func dataParametersOfAMultipartRequestAreSentRaw() throws {
+        try withHTTPManager(baseURL: "http://multipart.test/") { manager in
+            let request = try manager.multipartRequest(
+                path: "up", parameters: ["avatar": Data([0x00, 0xFF, 0x0D, 0x0A]), "name": "n", "tags": ["a"]] as Parameters) { _ in }
+            guard case .stream(let length, let makeStream) = request.body else {
+                Issue.record("not a streamed body")
+                return
+            }
+            var stream = makeStream()
+            var bytes: [UInt8] = []
+            while let piece = try stream.next() { bytes += piece.readableBytesArray() }
+            #expect(Int64(bytes.count) == length)
+            let text = String(decoding: bytes, as: UTF8.self)
+            let raw: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0xFF, 0x0D, 0x0A, 0x0D, 0x0A]
+            #expect(bytes.indices.contains { bytes[$0...].starts(with: raw) }, "the bytes follow the part head as they are")
+            #expect(text.contains(#"name="avatar""#) && text.contains(#"name="name""#) && text.contains(#"name="tags[]""#))
+        }
+    }
 }
