@@ -8,7 +8,8 @@ public enum PathTarget: Hashable, Sendable {
     /// order that does names the interface.
     case addresses([RouteDestination])
 
-    /// Two well-known global addresses, one per family, used only as route-lookup keys.
+    /// Two well-known global addresses, one per family, used only as route-lookup keys (the
+    /// literals are valid addresses, so the unwraps cannot fail).
     public static let internetProbes: [RouteDestination] = [
         RouteDestination("1.1.1.1")!,
         RouteDestination("2606:4700:4700::1111")!,
