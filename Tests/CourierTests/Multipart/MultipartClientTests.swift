@@ -8,29 +8,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 
-/// A delegate that keeps the status, body and error and lets the test wait for the end.
-final class MultipartUploadDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
-    // @unchecked: the client calls it one call at a time from its loop; the test reads the
-    // results only after `wait()` returned (the semaphore orders the accesses).
-    private(set) var status: Int?
-    private(set) var body: [UInt8] = []
-    private(set) var error: ClientError?
-    private let done = DispatchSemaphore(value: 0)
-
-    func didReceiveHead(_ task: HTTPClientTask, _ head: HTTPClientResponseHead) { status = head.status }
-    func didReceiveBodyPart(_ task: HTTPClientTask, _ part: ByteBuffer) -> HTTPClientBodyDemand {
-        body += part.readableBytesArray()
-        return .more
-    }
-    func didFinish(_ task: HTTPClientTask, trailers: HTTPFields, metrics: HTTPClientMetrics) { done.signal() }
-    func didFail(_ task: HTTPClientTask, error: ClientError, metrics: HTTPClientMetrics) {
-        self.error = error
-        done.signal()
-    }
-
-    func wait(seconds: Int = 30) -> Bool { done.wait(timeout: .now() + .seconds(seconds)) == .success }
-    var bodyString: String { String(decoding: body, as: UTF8.self) }
-}
+typealias MultipartUploadDelegate = TransportRecorder
 
 /// Multipart bodies sent with CourierClient's `HTTPClient` to a loopback `ScriptedServer`:
 /// what the server reads is exactly the expected body, framed by Content-Length.

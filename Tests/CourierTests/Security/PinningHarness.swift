@@ -87,37 +87,16 @@ enum PinningHarness {
     }
 
     /// What one request ended with.
-    final class Outcome: HTTPClientResponseDelegate, @unchecked Sendable {
-        // @unchecked: the client calls one method at a time from its loop; the test reads the
-        // fields only after `wait()` returned (the semaphore orders the accesses).
-        private(set) var status: Int?
-        private(set) var body: [UInt8] = []
-        private(set) var error: ClientError?
-        private(set) var sentHead = false
-        private let done = DispatchSemaphore(value: 0)
+    typealias Outcome = TransportRecorder
+}
 
-        func didSendRequestHead(_ task: HTTPClientTask, _ head: HTTPRequestHead) { sentHead = true }
-        func didReceiveHead(_ task: HTTPClientTask, _ head: HTTPClientResponseHead) { status = head.status }
-        func didReceiveBodyPart(_ task: HTTPClientTask, _ part: ByteBuffer) -> HTTPClientBodyDemand {
-            body += part.readableBytesArray()
-            return .more
-        }
-        func didFinish(_ task: HTTPClientTask, trailers: HTTPFields, metrics: HTTPClientMetrics) { done.signal() }
-        func didFail(_ task: HTTPClientTask, error: ClientError, metrics: HTTPClientMetrics) {
-            self.error = error
-            done.signal()
-        }
+extension TransportRecorder {
+    var succeeded: Bool { error == nil && status == 200 && bodyString == "hello" }
 
-        func wait() -> Bool { done.wait(timeout: .now() + .seconds(20)) == .success }
-
-        var bodyString: String { String(decoding: body, as: UTF8.self) }
-        var succeeded: Bool { error == nil && status == 200 && bodyString == "hello" }
-
-        /// The typed reason, through the mapping a session uses.
-        var trustFailure: TrustFailure? {
-            guard let error, let mapped = SecurityPolicy.courierError(from: error, host: "localhost") else { return nil }
-            return mapped.underlying as? TrustFailure
-        }
+    /// The typed reason, through the mapping a session uses.
+    var trustFailure: TrustFailure? {
+        guard let error, let mapped = SecurityPolicy.courierError(from: error, host: "localhost") else { return nil }
+        return mapped.underlying as? TrustFailure
     }
 }
 
