@@ -8,10 +8,11 @@ FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzReq
 
 all: build
 
-# System libraries the C module maps need (OpenSSL, zlib) and pkg-config to find them.
+# System libraries the C module maps need (OpenSSL, zlib), pkg-config to find them, and iproute2
+# (`ip`) for the path monitor's network-namespace test.
 deps:
 	@missing=""; \
-	for p in libssl-dev zlib1g-dev pkg-config; do \
+	for p in libssl-dev zlib1g-dev pkg-config iproute2; do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
