@@ -302,7 +302,14 @@ extension SessionTask {
             case .awaitingHead, .discard:
                 return .drop
             case .deciding:
-                core.heldPart = part
+                // The transport stops after this `.pause`; should one more part come first, it is
+                // kept too (appended), never dropped.
+                if var held = core.heldPart {
+                    held.writeBuffer(part)
+                    core.heldPart = held
+                } else {
+                    core.heldPart = part
+                }
                 core.readingPaused = true
                 return .hold
             case .deliver:
