@@ -123,7 +123,11 @@ struct MultipartBodyStream: HTTPClientBodyStream {
                 // Opened (and its size checked) even when empty, so a file that grew is caught.
                 if file == nil, segmentOffset == 0 { file = try MultipartFileReader(path: path, expectedSize: size) }
                 if segmentOffset == size { file = nil; advance(); continue }
-                let piece = try file!.read(maximum: maximum)
+                // Opened above when the segment started; it stays open until the segment ends.
+                guard let reader = file else {
+                    throw CourierError(.bodyFileUnreadable, phase: .send, detail: "\(path) is no longer open")
+                }
+                let piece = try reader.read(maximum: maximum)
                 segmentOffset += Int64(piece.readableBytes)
                 return piece
             case .stream(let length, let make):

@@ -165,19 +165,19 @@ extension SessionManager {
         let (uploadHandled, downloadHandled) = (upload != nil, download != nil)
         task.uploadReporter = ProgressReporter(
             progress: task.uploadProgress, queue: completionQueue, interval: interval,
-            isObserved: { [weak self] in hasBody && (uploadHandled || self?.hooks.taskDidSendBodyData != nil) }
+            isObserved: { [weak self] in hasBody && (uploadHandled || self?.hook(\.taskDidSendBodyData) != nil) }
         ) { [weak self, weak task] snapshot, delta in
             upload?(snapshot)
-            guard let self, let task, delta > 0, let hook = self.hooks.taskDidSendBodyData else { return }
+            guard let self, let task, delta > 0, let hook = self.hook(\.taskDidSendBodyData) else { return }
             hook(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
         }
         let isDownload = task.kind == .download
         task.downloadReporter = ProgressReporter(
             progress: task.downloadProgress, queue: completionQueue, interval: interval,
-            isObserved: { [weak self] in downloadHandled || isDownload && self?.hooks.downloadTaskDidWriteData != nil }
+            isObserved: { [weak self] in downloadHandled || isDownload && self?.hook(\.downloadTaskDidWriteData) != nil }
         ) { [weak self, weak task] snapshot, delta in
             download?(snapshot)
-            guard isDownload, let self, let task, delta > 0, let hook = self.hooks.downloadTaskDidWriteData else { return }
+            guard isDownload, let self, let task, delta > 0, let hook = self.hook(\.downloadTaskDidWriteData) else { return }
             hook(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
         }
     }

@@ -81,6 +81,11 @@ public final class SessionManager: Sendable {
         set { state.withLock { $0.hooks = newValue } }
     }
 
+    /// One hook, read without copying the others (the per-body-part and per-progress paths).
+    func hook<Hook: Sendable>(_ field: KeyPath<SessionHooks, Hook?> & Sendable) -> Hook? {
+        state.withLock { $0.hooks[keyPath: field] }
+    }
+
     /// Changes some hooks in place: `manager.updateHooks { $0.taskDidComplete = { … } }`.
     public func updateHooks(_ change: (inout SessionHooks) -> Void) {
         state.withLock { change(&$0.hooks) }

@@ -295,7 +295,9 @@ extension SessionTask {
     func receivedBody(_ part: ByteBuffer, attempt: Int) -> HTTPClientBodyDemand {
         enum Step { case ignore, drop, hold, consumed(Int64, Data?, HTTPClientBodyDemand), tooLarge }
         let limit = manager.configuration.maximumInMemoryBodySize
-        let wantsData = manager.hooks.dataTaskDidReceiveData != nil
+        // Read once per part, and only this hook (not a copy of all of them).
+        let dataHook = kind == .download ? nil : manager.hook(\.dataTaskDidReceiveData)
+        let wantsData = dataHook != nil
         let step = core.withLock { core -> Step in
             guard core.attempt == attempt, !core.completed else { return .ignore }
             switch core.mode {
@@ -349,7 +351,7 @@ extension SessionTask {
             } else {
                 _ = downloadProgress.update { $0.completedUnitCount = total }
             }
-            if let copy, let hook = manager.hooks.dataTaskDidReceiveData {
+            if let copy, let hook = dataHook {
                 manager.completionQueue.async { [self] in hook(self, copy) }
             }
             return demand

@@ -123,7 +123,7 @@ extension SessionTask {
                 }
             }
             // The hook, like every hook, runs on the completion queue; the move does not.
-            if let hook = manager.hooks.downloadTaskDidFinishDownloading {
+            if let hook = manager.hook(\.downloadTaskDidFinishDownloading) {
                 manager.completionQueue.async { [self] in move(hook(self, temporary)) }
             } else {
                 move(nil)
