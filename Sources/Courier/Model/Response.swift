@@ -8,6 +8,9 @@ public struct Response: Sendable, Hashable {
     public var url: URL
     /// The status code (RFC 9110 §15).
     public var statusCode: Int
+    /// The header fields as received. Each value's exact bytes are in ``HTTPField/valueBytes``
+    /// (obs-text included, RFC 9110 §5.5); its `String` is UTF-8 when the bytes are valid UTF-8,
+    /// else ISO-8859-1 (one scalar per byte).
     public var headers: HTTPFields
 
     public init(url: URL, statusCode: Int, headers: HTTPFields) {
@@ -18,6 +21,10 @@ public struct Response: Sendable, Hashable {
 
     /// The first value of a header field (case-insensitive name).
     public func value(forHTTPHeaderField name: String) -> String? { headers[first: name] }
+
+    /// The exact bytes of the first header field named `name` (case-insensitive), or nil
+    /// (RFC 9110 §5.5: obs-text is opaque data, so these are what the server sent).
+    public func valueBytes(forHTTPHeaderField name: String) -> [UInt8]? { headers.firstValueBytes(for: name) }
 
     /// The media type of Content-Type, lowercased, without parameters (RFC 9110 §8.3.1), e.g.
     /// `application/json`; nil when absent.

@@ -48,7 +48,7 @@ public enum HTTPRequestEncoder {
         for field in head.headers where !field.name.caseInsensitiveEquals("Host") {
             buffer.writeString(field.name)
             buffer.writeString(": ")
-            buffer.writeString(field.value)
+            field.writeValue(into: &buffer)
             buffer.writeString("\r\n")
         }
         if let addLength {
@@ -88,7 +88,7 @@ public enum HTTPRequestEncoder {
         for field in trailers {
             buffer.writeString(field.name)
             buffer.writeString(": ")
-            buffer.writeString(field.value)
+            field.writeValue(into: &buffer)
             buffer.writeString("\r\n")
         }
         buffer.writeString("\r\n")
