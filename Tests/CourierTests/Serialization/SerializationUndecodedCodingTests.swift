@@ -110,6 +110,31 @@ import Testing
         #expect(value as? Data == Self.brBytes)
     }
 
+    /// The random inputs of the serializer fuzz test: no interpreting serializer accepts any
+    /// non-empty one while a coding is left undone, whatever the bytes look like.
+    @Test(arguments: [UInt64(1), 0xC0FFEE])
+    func noInterpretingSerializerAcceptsACodedBody(seed: UInt64) {
+        let serializers: [AnyResponseSerializer<any Sendable>] = [
+            JSONResponseSerializer(acceptableContentTypes: nil).erased,
+            DecodableResponseSerializer(JSONValue.self).erased,
+            PropertyListResponseSerializer(JSONValue.self, acceptableContentTypes: nil).erased,
+        ] + TextEncoding.allCases.map { StringResponseSerializer(defaultEncoding: $0).erased }
+        let response = Self.response(["br"])
+        var refused = 0
+        for data in SerializationFuzzTests.inputs(seed: seed) where !data.isEmpty {
+            for serializer in serializers {
+                do {
+                    _ = try serializer.serialize(response: response, data: data)
+                    Issue.record("a serializer interpreted a coded body: \(Array(data.prefix(16)))")
+                } catch {
+                    #expect(error.code == .undecodedContentCoding)
+                    refused += 1
+                }
+            }
+        }
+        #expect(refused > 0)
+    }
+
     @Test func aLongListIsShortenedInTheDescription() {
         let many = Array(repeating: "x-layer", count: 1000)
         let names = UndecodedContentCodings(many)
