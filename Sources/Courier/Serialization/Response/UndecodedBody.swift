@@ -1,3 +1,4 @@
+import CourierHTTP1
 import FoundationEssentials
 
 extension HTTPResponseSerializer {
@@ -21,7 +22,7 @@ extension HTTPResponseSerializer {
         let names = UndecodedContentCodings(codings)
         throw CourierError(
             .undecodedContentCoding, underlying: names, response: response, body: data,
-            detail: "the body is still encoded with \(names) (Content-Encoding); Courier undoes only gzip and deflate, "
-                + "when decompression is on")
+            detail: "the body is still encoded with \(names) (Content-Encoding); Courier undoes gzip and deflate, "
+                + "up to \(ContentDecodingPlan.maximumLayers) stacked and all or none, when decompression is on")
     }
 }
