@@ -25,7 +25,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         case receive
         /// The response bytes broke HTTP/1.1 framing.
         case parse
-        /// Content decoding (gzip, deflate).
+        /// Content decoding (gzip, deflate) in the transport.
         case decode
         /// Following a redirect.
         case redirect
@@ -78,6 +78,10 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let unacceptableStatusCode = Code("unacceptableStatusCode", .validate)
         public static let unacceptableContentType = Code("unacceptableContentType", .validate)
         public static let responseSerializationFailed = Code("responseSerializationFailed", .decodeBody)
+        /// The body still carries a content coding Courier did not undo
+        /// (``Response/undecodedContentCodings``), so a serializer that interprets it refuses
+        /// it; the underlying error is an ``UndecodedContentCodings`` naming them (RFC 9110 §8.4).
+        public static let undecodedContentCoding = Code("undecodedContentCoding", .decodeBody)
         public static let noResponse = Code("noResponse", .validate)
         // Downloads.
         public static let fileWriteFailed = Code("fileWriteFailed", .file)

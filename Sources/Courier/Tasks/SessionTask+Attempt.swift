@@ -116,7 +116,8 @@ extension SessionTask {
             guard core.attempt == attempt, !core.completed else { return nil }
             return core.currentRequest
         }) else { return }
-        let response = Response(url: request.url, statusCode: head.status, headers: head.headers)
+        let response = Response(
+            url: request.url, statusCode: head.status, headers: head.headers, undecodedContentCodings: head.undecodedContentCodings)
         let hooks = manager.hooks
 
         // A redirect the configuration follows.

@@ -104,6 +104,12 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
     public var framing: BodyFraming
     /// Whether the server allowed the connection to be reused (RFC 9112 §9.3).
     public var isKeepAlive: Bool
+    /// The content codings still applied to the body the delegate receives, in the order the
+    /// sender applied them (RFC 9110 §8.4); empty when the body has none or all were undone.
+    /// Set by ``HTTPClientTask`` when a coding cannot be undone (`br`, `zstd`, an unknown one,
+    /// more layers than `ContentDecodingPlan.maximumLayers`) or decompression is off: then no
+    /// coding is undone and the body arrives exactly as received (`ContentDecodingPlan`).
+    public var undecodedContentCodings: [String] = []
 
     /// - Parameter reasonBytes: the reason phrase's bytes; nil means `reason`'s UTF-8.
     public init(

@@ -310,15 +310,16 @@ public final class HTTPClientTask: @unchecked Sendable {
                 return ClientError(code, phase: .redirect, cause: error, detail: error.description)
             }
         }
-        if client.configuration.decompression {
-            switch ContentDecodingPlan(contentEncoding: head.headers.values(for: "Content-Encoding")) {
-            case .decode(let codings):
-                decoder = ContentDecoder(codings: codings, limits: client.configuration.decompressionLimits)
-            case .tooManyLayers(let count):
-                return ClientError(.contentDecoding, detail: "\(count) stacked content codings")
-            case .none, .unsupported:
-                break
-            }
+        var head = head
+        let fields = head.headers.values(for: "Content-Encoding")
+        switch ContentDecodingPlan(contentEncoding: fields, decoding: client.configuration.decompression) {
+        case .decode(let codings):
+            decoder = ContentDecoder(codings: codings, limits: client.configuration.decompressionLimits)
+        case .passThrough(let undecoded):
+            // Delivered as received; the head says what is left (RFC 9110 §8.4).
+            head.undecodedContentCodings = undecoded
+        case .none:
+            break
         }
         delegate.didReceiveHead(self, head)
         return nil
