@@ -21,7 +21,8 @@ public struct Request: Sendable {
     public var timeoutInterval: Double
     /// Seconds the whole task may take from ``SessionTask/resume()`` to its end — every redirect,
     /// authentication retry and the transport's one safe retry included — or nil for no limit of
-    /// its own. A total deadline, unlike ``timeoutInterval``: it runs out even while bytes keep
+    /// its own (zero, negative and non-finite values too, as for ``timeoutInterval``). A total
+    /// deadline, unlike ``timeoutInterval``: it runs out even while bytes keep
     /// arriving. The session's `timeoutIntervalForResource` still applies; the sooner of the two
     /// wins. Measured on the monotonic clock. When it runs out the task fails with
     /// ``CourierError/Code/resourceTimeout`` in the phase it was in (connect while waiting for a

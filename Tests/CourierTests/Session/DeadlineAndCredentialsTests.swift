@@ -22,7 +22,7 @@ import Testing
             defer { release.signal() }
             Self.stalling(server, release)
             // The idle timeout alone (60 s) would wait; the total deadline does not.
-            let request = Request(url: url(server, "/stall"), totalTimeoutInterval: 0.3)
+            let request = Request(url: url(server, "/stall"), totalTimeoutInterval: 1)
             let response = try runData(manager, request)
             let error = try #require(response.error, "the stalled request succeeded")
             #expect(error.code == .resourceTimeout, "\(error)")
@@ -39,7 +39,7 @@ import Testing
             server.route("/r1") { _, connection in try connection.respond(status: 302, headers: [("Location", "/r2")]) }
             server.route("/r2") { _, connection in try connection.respond(status: 307, headers: [("Location", "/stall")]) }
             Self.stalling(server, release)
-            let request = Request(url: url(server, "/r1"), totalTimeoutInterval: 0.3)
+            let request = Request(url: url(server, "/r1"), totalTimeoutInterval: 1)
             let response = try runData(manager, request)
             let error = try #require(response.error)
             #expect(error.code == .resourceTimeout, "\(error)")
@@ -54,10 +54,10 @@ import Testing
             let release = TestEvent()
             defer { release.signal() }
             Self.stalling(server, release)
-            let response = try runData(manager, Request(url: url(server, "/stall"), totalTimeoutInterval: 0.3))
+            let response = try runData(manager, Request(url: url(server, "/stall"), totalTimeoutInterval: 1))
             #expect(response.error?.code == .resourceTimeout)
         }
-        try withSession(configure: { $0.timeoutIntervalForResource = 0.3 }) { manager, server in
+        try withSession(configure: { $0.timeoutIntervalForResource = 1 }) { manager, server in
             let release = TestEvent()
             defer { release.signal() }
             Self.stalling(server, release)
@@ -76,7 +76,7 @@ import Testing
             }
             let request = Request(
                 url: url(server, "/upload"), method: .POST,
-                body: .stream(length: nil) { EndlessEmptyStream() }, totalTimeoutInterval: 0.3)
+                body: .stream(length: nil) { EndlessEmptyStream() }, totalTimeoutInterval: 1)
             let response = try runData(manager, request)
             let error = try #require(response.error)
             #expect(error.code == .resourceTimeout, "\(error)")
@@ -112,7 +112,7 @@ import Testing
             let release = TestEvent()
             defer { release.signal() }
             Self.stalling(server, release)
-            let request = Request(url: Self.withUserInfo(server, "alice:s3cret", "/stall"), totalTimeoutInterval: 0.3)
+            let request = Request(url: Self.withUserInfo(server, "alice:s3cret", "/stall"), totalTimeoutInterval: 1)
             let task = manager.dataTask(with: request) { _ in }
             #expect(!task.description.contains("s3cret"), "\(task)")
             #expect(task.description.contains("alice:***@"), "\(task)")
