@@ -63,6 +63,8 @@ class Connection:
         # Bytes of the current response still allowed through before a cut; None: no cut.
         self.cut_after = None
         self.cut_reset = False
+        # A request was swallowed: nothing more is forwarded until the client closes.
+        self.stalled = False
 
 
 class Relay:
@@ -148,6 +150,9 @@ class Relay:
             raise Closed()
         if fault == "relay-stall":
             self.record(request_id, fault)
+            # A stall, not a close: nginx closing the idle server side (its keep-alive timeout)
+            # must not end the client's connection now.
+            state.stalled = True
             while await client_reader.read(65536):
                 pass
             raise Closed()
@@ -167,6 +172,8 @@ class Relay:
             while True:
                 data = await server_reader.read(65536)
                 if not data:
+                    if state.stalled:
+                        await asyncio.Event().wait()  # until the stalled client gives up
                     return
                 if state.cut_after is not None and len(data) > state.cut_after:
                     keep = state.cut_after

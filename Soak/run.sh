@@ -13,7 +13,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 driver=${1:?usage: Soak/run.sh PATH-TO-CourierSoak}
 
 base=${SOAK_BASE_PORT:-18600}
-probes=${SOAK_PROBES:-4}
+probes=${SOAK_PROBES:-8}
 port_ka1=$base port_ka7=$((base + 1)) port_ka100=$((base + 2)) port_proxy=$((base + 3))
 port_relayed=$((base + 4)) port_relay=$((base + 5)) port_upstream=$((base + 6)) port_idle=$((base + 10))
 
@@ -33,9 +33,10 @@ cleanup() {
   trap - EXIT INT TERM
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  if [ "$status" != 0 ] && [ -s "$run/error.log" ]; then
-    echo "soak: nginx error log (last lines):" >&2
-    tail -n 20 "$run/error.log" >&2
+  # The injected faults fill nginx's log with [error] lines; anything worse is worth seeing.
+  if [ "$status" != 0 ] && grep -qE '\[(crit|alert|emerg)\]' "$run/error.log" 2>/dev/null; then
+    echo "soak: nginx error log:" >&2
+    grep -E '\[(crit|alert|emerg)\]' "$run/error.log" | tail -n 20 >&2
   fi
   if [ "${SOAK_KEEP:-0}" = 1 ]; then echo "soak: run directory kept: $run" >&2; else rm -rf "$run"; fi
   exit "$status"

@@ -24,11 +24,11 @@ enum FaultMatching {
     /// Whether `failure` is explained by a fault logged for its request. A request the plan
     /// sent to the upstream must also have been logged with the fault the plan asked for.
     static func explains(_ log: FaultLog, _ failure: SoakFailure) -> Bool {
-        let faults = log.faults(for: failure.planned.id)
-        if let asked = failure.planned.upstreamFault, asked != .none, asked != .chunked, !faults.contains(asked.rawValue) {
+        let faults = log.faults(for: failure.id)
+        if let asked = failure.upstreamFault, asked != .none, asked != .chunked, !faults.contains(asked.rawValue) {
             return false
         }
-        if case .complete(200, _) = failure.result { return false }  // a wrong length is never explained
-        return faults.contains { consequences(of: $0).contains(failure.result.kind) }
+        if failure.wrongLength { return false }  // a body silently cut or altered is never explained
+        return faults.contains { consequences(of: $0).contains(failure.kind) }
     }
 }

@@ -63,12 +63,13 @@ struct PhaseReport {
         // Failures: each typed with its phase; none where the only fault is an idle close; every
         // other one explained by a fault logged for that request.
         print("  failures by kind: " + (state.byKind.isEmpty ? "none" : state.byKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
-        let idleOnly = state.failures.filter { $0.planned.target.onlyIdleCloses }
-        let unexplained = state.failures.filter { !$0.planned.target.onlyIdleCloses && !FaultMatching.explains(log, $0) }
+        let idleOnly = state.failures.filter { $0.target.onlyIdleCloses }
+        let unexplained = state.failures.filter { !$0.target.onlyIdleCloses && !FaultMatching.explains(log, $0) }
         print("  failures where the only fault is an idle close: \(idleOnly.count)")
         print("  other failures: \(state.failures.count - idleOnly.count), explained by an injected fault: \(state.failures.count - idleOnly.count - unexplained.count), unexplained: \(unexplained.count)")
         for failure in (idleOnly + unexplained).prefix(10) {
-            print("    \(failure.planned.id) \(failure.planned.target.rawValue) \(failure.planned.upstreamFault.map { "fault=\($0.rawValue) " } ?? "")logged \(log.faults(for: failure.planned.id)): \(failure.result)")
+            let detail = state.details[failure.id] ?? failure.kind
+            print("    \(failure.id) \(failure.target.rawValue) \(failure.upstreamFault.map { "fault=\($0.rawValue) " } ?? "")logged \(log.faults(for: failure.id)): \(detail)")
         }
         if !idleOnly.isEmpty { violations.append("\(name): \(idleOnly.count) requests failed where the only fault is a server closing connections") }
         if !unexplained.isEmpty { violations.append("\(name): \(unexplained.count) failures match no injected fault") }

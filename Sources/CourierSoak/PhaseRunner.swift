@@ -61,12 +61,14 @@ final class PhaseRunner: Sendable {
     }
 
     /// A probe: a request to the idle-close server, then a pause around that server's 1 s
-    /// keep-alive timeout (0.95-1.05 s), so its next request races the server's idle close.
+    /// keep-alive timeout (0.985-1.015 s), so its next request often races the server's idle
+    /// close: sent just before it (reused), or just after it (the EOF is seen while the
+    /// connection is parked, or the request meets it and takes the one safe retry).
     private func probe(_ index: Int) {
         guard !workersOver.load(ordering: .sequentiallyConsistent) else { probesDone.signal(); return }
         let number = nextProbe.add(1, ordering: .relaxed).oldValue
         var random = SplitMix64(seed: plan.seed &+ UInt64(number))
-        let pause = 950 + Int(random.next() % 101)
+        let pause = 985 + Int(random.next() % 31)
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(pause)) { [self] in
             perform(plan.probe(number, slot: index, prefix: prefix)) { [self] in probe(index) }
         }

@@ -17,10 +17,17 @@ enum SoakResult: Sendable {
     }
 }
 
-/// One request that did not end with a whole 200 response of the expected length.
+/// One request that did not end with a whole 200 response of the expected length. Compact (no
+/// URL, no description; the id and the code's name need no allocation of their own), so that
+/// keeping a run's failures for matching barely moves the RSS curve.
 struct SoakFailure: Sendable {
-    var planned: PlannedRequest
-    var result: SoakResult
+    var id: String
+    var target: SoakTarget
+    var upstreamFault: UpstreamFault?
+    /// ``SoakResult/kind``: an error code or `status N`.
+    var kind: String
+    /// A 200 whose body had another length than the file or upstream sent.
+    var wrongLength: Bool
 }
 
 /// Everything a phase counted, shared by its workers (one lock; a worker holds it for a few
@@ -39,6 +46,8 @@ final class SoakLedger: Sendable {
         var byTarget: [SoakTarget: Counts] = [:]
         var failures: [SoakFailure] = []
         var failuresDropped = 0
+        /// The descriptions of the first few failures, by request id, for the report.
+        var details: [String: String] = [:]
         var byKind: [String: Int] = [:]
         var longest = TimeAmount.zero
         var overdue: [(id: String, milliseconds: Int64, result: String)] = []
@@ -47,6 +56,7 @@ final class SoakLedger: Sendable {
 
     /// Failures kept for matching (the rest are counted; a healthy run has a few percent).
     static let failureLimit = 200_000
+    static let detailLimit = 1_000
 
     let deadline: TimeAmount
     let slack: TimeAmount
@@ -72,7 +82,11 @@ final class SoakLedger: Sendable {
                 state.byTarget[planned.target]?.failed += 1
                 state.byKind[Self.kindWithPhase(result), default: 0] += 1
                 if state.failures.count < Self.failureLimit {
-                    state.failures.append(SoakFailure(planned: planned, result: result))
+                    let wrongLength = if case .complete(200, _) = result { true } else { false }
+                    state.failures.append(SoakFailure(
+                        id: planned.id, target: planned.target, upstreamFault: planned.upstreamFault, kind: result.kind,
+                        wrongLength: wrongLength))
+                    if state.details.count < Self.detailLimit { state.details[planned.id] = "\(result)" }
                 } else {
                     state.failuresDropped += 1
                 }

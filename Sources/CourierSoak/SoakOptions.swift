@@ -13,7 +13,7 @@ struct SoakOptions {
     var concurrency = 64
     /// Idle-close probes running beside the workers, each waiting about the server's
     /// keep-alive timeout between its requests.
-    var probes = 4
+    var probes = 8
     /// Seeds the plan (which target and fault each request gets) and the relay's decisions.
     var seed: UInt64 = 1
     /// Every request's total deadline.
