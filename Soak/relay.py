@@ -14,6 +14,9 @@ a run is reproducible. Every fault that takes effect is written to the log as
   relay-delay    the request is forwarded after 20-300 ms
   relay-cut      the response is forwarded up to a random byte, then the connection is closed
                  (FIN or RST); logged only if the response was really cut short
+  relay-idle-rst once the response has been forwarded and the connection stayed quiet for 5-50 ms,
+                 it is reset (RST), as a middlebox dropping an idle connection does; logged
+                 only if no new request came first (the id is the one whose response it followed)
 
 Python 3 standard library only.
 """
@@ -42,6 +45,7 @@ def main():
     parser.add_argument("--cut", type=float, default=0.01)
     parser.add_argument("--delay", type=float, default=0.03)
     parser.add_argument("--stall", type=float, default=0.001)
+    parser.add_argument("--idle-rst", type=float, default=0.02)
     args = parser.parse_args()
     asyncio.run(Relay(args).serve())
 
@@ -65,6 +69,9 @@ class Connection:
         self.cut_reset = False
         # A request was swallowed: nothing more is forwarded until the client closes.
         self.stalled = False
+        # relay-idle-rst: the quiet time after the response that ends in a reset, and its timer.
+        self.idle_reset_after = None
+        self.idle_timer = None
 
 
 class Relay:
@@ -83,7 +90,7 @@ class Relay:
         draw = rng.random()
         a = self.args
         for fault, p in (("relay-rst", a.rst), ("relay-close", a.close), ("relay-cut", a.cut),
-                         ("relay-delay", a.delay), ("relay-stall", a.stall)):
+                         ("relay-delay", a.delay), ("relay-stall", a.stall), ("relay-idle-rst", a.idle_rst)):
             if draw < p:
                 return fault, rng
             draw -= p
@@ -109,11 +116,13 @@ class Relay:
             return
         state = Connection()
         up = asyncio.create_task(self.upstream(client_reader, client_writer, server_writer, state))
-        down = asyncio.create_task(self.downstream(server_reader, client_writer, state))
+        down = asyncio.create_task(self.downstream(server_reader, client_writer, server_writer, state))
         await asyncio.wait({up, down}, return_when=asyncio.FIRST_COMPLETED)
         for task in (up, down):
             task.cancel()
         await asyncio.gather(up, down, return_exceptions=True)
+        if state.idle_timer is not None:
+            state.idle_timer.cancel()
         server_writer.close()
         if not client_writer.transport.is_closing():
             client_writer.close()
@@ -139,6 +148,10 @@ class Relay:
         # No pipelining: a new request means the previous response is complete.
         state.request_id = request_id
         state.cut_after = None
+        state.idle_reset_after = None
+        if state.idle_timer is not None:
+            state.idle_timer.cancel()
+            state.idle_timer = None
         fault, rng = self.decide(request_id)
         if fault == "relay-rst":
             self.record(request_id, fault)
@@ -163,10 +176,25 @@ class Relay:
         if fault == "relay-cut":
             state.cut_after = rng.randint(0, 2000)
             state.cut_reset = rng.random() < 0.5
+        if fault == "relay-idle-rst":
+            state.idle_reset_after = rng.uniform(0.005, 0.05)
         server_writer.write(head)
         await server_writer.drain()
 
-    async def downstream(self, server_reader, client_writer, state):
+    def arm_idle_reset(self, state, client_writer, server_writer):
+        """(Re)starts the quiet-time timer after response bytes went to the client."""
+        if state.idle_timer is not None:
+            state.idle_timer.cancel()
+
+        def fire():
+            state.idle_timer = None
+            self.record(state.request_id, "relay-idle-rst", f"after {state.idle_reset_after * 1000:.0f} ms quiet")
+            reset(client_writer)
+            server_writer.close()
+
+        state.idle_timer = asyncio.get_running_loop().call_later(state.idle_reset_after, fire)
+
+    async def downstream(self, server_reader, client_writer, server_writer, state):
         """Server to client, cutting a response short when its request was chosen."""
         try:
             while True:
@@ -189,6 +217,8 @@ class Relay:
                 if state.cut_after is not None:
                     state.cut_after -= len(data)
                 client_writer.write(data)
+                if state.idle_reset_after is not None:
+                    self.arm_idle_reset(state, client_writer, server_writer)
                 await client_writer.drain()
         except ConnectionError:
             return

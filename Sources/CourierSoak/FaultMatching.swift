@@ -15,6 +15,11 @@ enum FaultMatching {
         case "relay-rst", "relay-close": ["remoteClosedBeforeResponse"]
         // Cut inside the head or inside the body.
         case "relay-cut": ["remoteClosedBeforeResponse", "remoteClosedDuringBody"]
+        // A reset 5-50 ms after the last response byte: on an idle connection the client sees
+        // it while the connection is parked, or its next request meets it and takes the one safe
+        // retry — that next request must not fail (this fault is logged under the id whose
+        // response it followed). Only a response still in transit after that quiet time is cut.
+        case "relay-idle-rst": ["remoteClosedBeforeResponse", "remoteClosedDuringBody"]
         // A delay is far shorter than the deadline; on a loaded machine it may still end it.
         case "relay-delay", "slow": ["totalTimeout"]
         default: []
