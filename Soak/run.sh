@@ -86,6 +86,10 @@ for port in $all_ports; do
 done
 echo "soak: nginx $("$nginx" -v 2>&1 | sed 's/.*\///'), upstream and relay up on 127.0.0.1:$base.. (run directory $run)"
 
+# In the background, so an interrupt reaches the trap at once (bash runs traps only between
+# foreground commands) and the driver is stopped with the servers.
 "$driver" --port-ka1 "$port_ka1" --port-ka7 "$port_ka7" --port-ka100 "$port_ka100" --port-idle "$port_idle" \
   --port-proxy "$port_proxy" --port-relay "$port_relay" --probes "$probes" \
-  --upstream-log "$run/upstream.log" --relay-log "$run/relay.log"
+  --upstream-log "$run/upstream.log" --relay-log "$run/relay.log" </dev/null &
+pids=($! "${pids[@]}")
+wait "${pids[0]}"
