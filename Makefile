@@ -4,7 +4,7 @@ SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip FuzzResponseSerializers
 
-.PHONY: all build demo test deps linkage test-only test-tsan soak fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
+.PHONY: all build demo test deps linkage test-only test-tsan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
 
 all: build
 
@@ -75,6 +75,7 @@ linkage: deps
 SOAK_REQUESTS ?= 1000000
 SOAK_SESSION_REQUESTS ?= 200000
 SOAK_CONFIG ?= release
+.PHONY: soak
 soak: deps
 	$(SWIFT) build -c $(SOAK_CONFIG) --product CourierSoak
 	SOAK_REQUESTS=$(SOAK_REQUESTS) SOAK_SESSION_REQUESTS=$(SOAK_SESSION_REQUESTS) \
