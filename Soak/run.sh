@@ -74,7 +74,10 @@ PY
 
 "$nginx" -p "$run" -c "$run/nginx.conf" -e "$run/error.log" </dev/null >/dev/null 2>&1 &
 pids+=($!)
-python3 "$here/upstream.py" --port "$port_upstream" --log "$run/upstream.log" </dev/null &
+# The upstream's stall outlasts the request deadline 2.5 times (and stays under nginx's 30 s
+# proxy_read_timeout for deadlines up to 12 s), so a stall ends in the client's total timeout.
+stall=$(( (${SOAK_DEADLINE_MS:-2000} * 5 / 2 + 999) / 1000 ))
+python3 "$here/upstream.py" --port "$port_upstream" --log "$run/upstream.log" --stall "$stall" </dev/null &
 pids+=($!)
 python3 "$here/relay.py" --port "$port_relay" --target "$port_relayed" --log "$run/relay.log" \
   --seed "${SOAK_SEED:-1}" </dev/null &

@@ -105,7 +105,7 @@ final class SoakLedger: Sendable {
 
     var snapshot: State { state.withLock { $0 } }
 
-    /// `code (phase)` for errors, `status N` or `short body` for responses.
+    /// `code (phase)` for errors, `status N` for other statuses, or a wrong-length 200.
     static func kindWithPhase(_ result: SoakResult) -> String {
         switch result {
         case .complete(let status, _) where status == 200: "200 with a wrong body length"
