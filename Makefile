@@ -77,6 +77,19 @@ linkage: deps
 	if ldd "$$bin" | grep -E 'libFoundation(Networking|XML)?\.so'; then echo "linkage: Courier links more than FoundationEssentials"; exit 1; fi; \
 	echo "linkage: Courier links FoundationEssentials only"
 
+# Soak under faults (docs/RELIABILITY.md): SOAK_REQUESTS GETs through HTTPClient and
+# SOAK_SESSION_REQUESTS through SessionManager at c=64 against nginx, a faulty upstream and a
+# fault-injecting relay on loopback (Soak/run.sh installs nginx and stops everything it starts).
+# SOAK_CONFIG=debug reuses the debug build (CI's short run).
+SOAK_REQUESTS ?= 1000000
+SOAK_SESSION_REQUESTS ?= 200000
+SOAK_CONFIG ?= release
+.PHONY: soak
+soak: deps
+	$(SWIFT) build -c $(SOAK_CONFIG) --product CourierSoak
+	SOAK_REQUESTS=$(SOAK_REQUESTS) SOAK_SESSION_REQUESTS=$(SOAK_SESSION_REQUESTS) \
+	  ./Soak/run.sh "$$($(SWIFT) build -c $(SOAK_CONFIG) --show-bin-path)/CourierSoak"
+
 # libFuzzer targets (see Fuzz/README.md). FUZZ_SECONDS per target.
 fuzz-build: deps
 	cd Fuzz && $(SWIFT) build -c release --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address

@@ -72,6 +72,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // `make soak`: idempotent GETs through HTTPClient and SessionManager against nginx, a
+        // faulty upstream and a fault-injecting relay (Soak/run.sh); checks docs/RELIABILITY.md.
+        .executableTarget(
+            name: "CourierSoak",
+            dependencies: ["Courier", "CourierClient", "CourierCore", "CourierHTTP1", "CourierTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+
         // Test-only: scripted loopback servers (plain and TLS) and the certificate matrix.
         // Not a product; only test targets depend on it.
         .target(
