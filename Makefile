@@ -47,7 +47,7 @@ test-only:
 # own build directory (a sanitized build cannot share .build with the normal one).
 # -DCOURIER_TSAN swaps Synchronization.Mutex for a pthread lock TSan can see (TSanMutex.swift):
 # TSan does not understand the futex-based Mutex and would report every locked access.
-TSAN_FILTER := CourierPosixTests|PoolLimitTests|KeepAliveTests|CancellationTests|StaleRetryTests|BackpressureTests|TimeoutTests|FailureModeTests|DataTaskTests|SuspendTests|ManyTasksTests|TaskControlTests|SessionHookTests|ResumeDownloadTests|ProgressReportingTests|HTTPAsyncTests|SessionEventTests|AsyncCancellationTests
+TSAN_FILTER := CourierPosixTests|PoolLimitTests|KeepAliveTests|CancellationTests|StaleRetryTests|BackpressureTests|TimeoutTests|FailureModeTests|DataTaskTests|SuspendTests|ManyTasksTests|TaskControlTests|SessionHookTests|ResumeDownloadTests|ProgressReportingTests|HTTPAsyncTests|SessionEventTests
 test-tsan: deps
 	$(SWIFT) test --disable-xctest --sanitize=thread -Xswiftc -DCOURIER_TSAN --scratch-path .build-tsan --filter '$(TSAN_FILTER)'
 
