@@ -10,3 +10,13 @@ extension URL {
         return UserInfoRedaction.redactingURL(absoluteString)
     }
 }
+
+extension Request: CustomStringConvertible {
+    /// Method and URL, the URL's credentials redacted.
+    public var description: String { "\(method) \(url.redactedForDisplay)" }
+}
+
+extension Response: CustomStringConvertible {
+    /// Status and URL, the URL's credentials redacted.
+    public var description: String { "HTTP \(statusCode) \(url.redactedForDisplay)" }
+}

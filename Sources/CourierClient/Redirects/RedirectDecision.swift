@@ -82,9 +82,10 @@ extension RedirectConfiguration {
     ///   make it invalid.
     /// - A change of origin (scheme, host or port) drops Authorization, Cookie and
     ///   Proxy-Authorization, and the user information of `url` (its credentials) stays behind;
-    ///   a Location on the same origin without user information inherits that of `url`. A Host field set by the caller is kept for the same origin (a
-    ///   virtual-host override, as curl does) and rewritten to the new URL's otherwise; without
-    ///   one, the encoder adds Host from the new URL.
+    ///   a Location on the same origin without user information inherits that of `url`. A Host
+    ///   field set by the caller is kept for the same origin (a virtual-host override, as curl
+    ///   does) and rewritten to the new URL's otherwise; without one, the encoder adds Host from
+    ///   the new URL.
     /// - The same method and URL requested twice in one chain is a loop.
     ///
     /// - Parameters:

@@ -1,4 +1,5 @@
 import CourierClient
+import CourierCore
 import CourierHTTP1
 import Testing
 
@@ -105,5 +106,50 @@ struct URLCredentialsLogicTests {
         let next = try #require(try Self.next(from: "http://alice:pw@h/a", to: "http://bob:x@h/b"))
         #expect(next.user == "bob")
         #expect(next.password == "x")
+    }
+}
+
+/// The request encoder's IPv6address rule (RFC 3986 §3.2.2, in CourierHTTP1) against the URL
+/// parser's own IPv6 parser (CourierClient), two implementations written separately: over every
+/// string of up to 7 characters from an alphabet that reaches each of the grammar's branches,
+/// both must accept exactly the same literals.
+@Suite("IPv6 literals: encoder grammar and URL parser agree")
+struct IPv6AgreementTests {
+    @Test func everyShortLiteral() throws {
+        let alphabet: [Character] = ["0", "f", ":", ".", "1"]
+        var strings = [""]
+        var checked = 0
+        var accepted = 0
+        for _ in 1...7 {
+            strings = strings.flatMap { s in alphabet.map { s + String($0) } }
+            for literal in strings {
+                let host = "[\(literal)]"
+                var buffer = ByteBuffer()
+                let encoderAccepts: Bool
+                do {
+                    try HTTPRequestEncoder.encodeHead(
+                        HTTPRequestHead(method: .GET, target: .origin("/")), host: host, framing: .none, into: &buffer)
+                    encoderAccepts = true
+                } catch {
+                    encoderAccepts = false
+                }
+                let parserAccepts = (try? HTTPURL("http://\(host)/")) != nil
+                #expect(encoderAccepts == parserAccepts, "\(host): encoder \(encoderAccepts), URL parser \(parserAccepts)")
+                checked += 1
+                if parserAccepts { accepted += 1 }
+            }
+        }
+        #expect(checked > 90_000)
+        #expect(accepted > 100, "the corpus reaches valid literals")
+    }
+
+    @Test func embeddedIPv4() throws {
+        for literal in ["::1.2.3.4", "::ffff:1.2.3.4", "1:2:3:4:5:6:1.2.3.4", "1::1.2.3.4", "::1.2.3", "::1.2.3.256", "1.2.3.4::", "::01.2.3.4"] {
+            var buffer = ByteBuffer()
+            let encoderAccepts = (try? HTTPRequestEncoder.encodeHead(
+                HTTPRequestHead(method: .GET, target: .origin("/")), host: "[\(literal)]", framing: .none, into: &buffer)) != nil
+            let parserAccepts = (try? HTTPURL("http://[\(literal)]/")) != nil
+            #expect(encoderAccepts == parserAccepts, "\(literal)")
+        }
     }
 }

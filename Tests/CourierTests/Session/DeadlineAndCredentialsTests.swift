@@ -122,8 +122,13 @@ import Testing
             #expect(!error.description.contains("s3cret"), "\(error)")
             #expect(error.description.contains("alice:***@"), "\(error)")
         }
-        let error = CourierError(.invalidURL, failingURL: URL(string: "https://TOKEN@example.com/x")!)
+        let secretURL = URL(string: "https://TOKEN@example.com/x")!
+        let error = CourierError(.invalidURL, failingURL: secretURL)
         #expect(!error.description.contains("TOKEN"), "\(error)")
+        let request = Request(url: URL(string: "https://alice:s3cret@example.com/x")!)
+        #expect("\(request)" == "GET https://alice:***@example.com/x")
+        let response = Response(url: secretURL, statusCode: 200, headers: HTTPFields())
+        #expect("\(response)" == "HTTP 200 https://***@example.com/x")
     }
 }
 
