@@ -24,16 +24,19 @@ enum FieldText {
     @inline(__always)
     private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
-        var i = 0
+        let count = bytes.count
         var seen: UInt64 = 0
-        while i &+ 8 <= bytes.count {
-            // Safe: i + 8 <= bytes.count, inside the caller's buffer.
-            seen |= base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            i &+= 8
-        }
-        while i < bytes.count {
-            seen |= UInt64(bytes[i])
-            i &+= 1
+        if count >= 8 {
+            var i = 0
+            while i &+ 8 < count {
+                // Safe: i + 8 < count, inside the caller's buffer.
+                seen |= base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                i &+= 8
+            }
+            // The last eight bytes, overlapping ones already seen. Safe: count >= 8.
+            seen |= base.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+        } else {
+            for i in 0..<count { seen |= UInt64(bytes[i]) }
         }
         return seen & 0x8080_8080_8080_8080 == 0
     }
