@@ -178,8 +178,9 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
         var fields = HTTPFields()
         for field in self {
             let value = field.value.withUnsafeBytes { FieldText.decode($0) }
-            // Names are tokens (ASCII), so their String is exact.
-            fields.appendUnchecked(name: field.name.string, value: value.string, isLatin1: value.isLatin1)
+            // Names are tokens (the parser checked every byte), so plain ASCII decoding is exact.
+            let name = field.name.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            fields.appendUnchecked(name: name, value: value.string, isLatin1: value.isLatin1)
         }
         return fields
     }
