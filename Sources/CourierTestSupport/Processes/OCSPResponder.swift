@@ -17,8 +17,10 @@ public final class OCSPResponder {
 
     /// Starts the responder, signing with `signer`/`signerKey` (matrix names), and waits until it
     /// listens (it prints `ACCEPT [::]:port` once its socket is bound), up to `deadline`.
+    /// Certificates whose serial (hex, as in the index) is in `omittingSerials` are left out of
+    /// its database, so it answers "unknown" for them (RFC 6960 §2.2).
     public init(
-        signer: String = "ocsp.pem", signerKey: String = "ocsp.key",
+        signer: String = "ocsp.pem", signerKey: String = "ocsp.key", omittingSerials: Set<String> = [],
         deadline: ContinuousClock.Instant = .now + .seconds(10)
     ) throws(ChildProcessError) {
         let base = getenv("TMPDIR").map { String(cString: $0) } ?? P_tmpdir
@@ -28,8 +30,12 @@ public final class OCSPResponder {
         self.directory = directory
         // `openssl ocsp -index` reads the CA database with its attribute file beside it; the
         // matrix names several certificates /CN=localhost, which needs unique_subject = no.
-        guard let index = TestFiles.bytes(at: TestCertificates.path("intermediate-index.txt")),
-            Self.write(directory + "/index.txt", index),
+        // Index lines: status, expiry, revocation, serial, file, subject (tab-separated).
+        let lines = TestFiles.text(at: TestCertificates.path("intermediate-index.txt"))?.split(separator: "\n").filter { line in
+            let serial = line.split(separator: "\t", omittingEmptySubsequences: false).dropFirst(3).first
+            return !omittingSerials.contains(String(serial ?? ""))
+        }
+        guard let lines, Self.write(directory + "/index.txt", Array(lines.map { $0 + "\n" }.joined().utf8)),
             Self.write(directory + "/index.txt.attr", Array("unique_subject = no\n".utf8))
         else {
             Self.removeDirectory(directory, files: ["index.txt", "index.txt.attr"])
