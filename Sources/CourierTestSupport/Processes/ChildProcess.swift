@@ -70,6 +70,15 @@ public final class ChildProcess {
         }
     }
 
+    /// Waits up to `timeout` for output or its end, collecting what arrives. Returns true once the
+    /// output has ended (the process exited or closed it).
+    public func outputEnded(within timeout: Duration) -> Bool {
+        guard output >= 0 else { return true }
+        var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, Self.milliseconds(timeout)) > 0 else { return false }
+        return !drain()
+    }
+
     /// Reads what the pipe holds. Returns false at end of file.
     @discardableResult
     private func drain() -> Bool {
