@@ -10,8 +10,8 @@ all: build
 
 # System libraries the C module maps need (OpenSSL, zlib), pkg-config to find them, iproute2
 # (`ip`) for the path monitor's network-namespace test, the openssl CLI (the OCSP responder the
-# revocation tests run) and nginx for the OCSP stapling test
-# against a real server (skipped where it is missing).
+# revocation tests run) and nginx for the OCSP stapling test against a real server (skipped where
+# it is missing).
 deps:
 	@missing=""; \
 	for p in libssl-dev zlib1g-dev pkg-config iproute2 openssl nginx; do \
