@@ -31,6 +31,9 @@ public struct RevocationPolicy: Sendable, Hashable {
     }
 
     /// PEM files holding one or more CRLs each (`-----BEGIN X509 CRL-----`). Empty: no CRL check.
+    /// They are read when the ``TLSContext`` is built — once per configuration in a client, which
+    /// caches its contexts — so a file replaced later is not read again; to use a new CRL, name a
+    /// new file (which makes a new configuration, hence a new context and new connections).
     public var crlFiles: [String]
     /// Which certificates the CRLs are checked for; used only when ``crlFiles`` is not empty.
     public var crlScope: CRLScope
