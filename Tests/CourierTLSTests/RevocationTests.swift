@@ -86,6 +86,15 @@ struct RevocationTests {
         }
     }
 
+    @Test("a negative OCSP clock skew is a configuration error")
+    func negativeSkew() {
+        #expect {
+            _ = try Self.client(RevocationPolicy(ocspClockSkewSeconds: -1))
+        } throws: { error in
+            (error as? TLSError)?.reason == .configuration
+        }
+    }
+
     @Test("union keeps the stricter of two policies")
     func union() {
         let a = RevocationPolicy(crlFiles: ["a"], crlScope: .wholeChain, ocspClockSkewSeconds: 60)

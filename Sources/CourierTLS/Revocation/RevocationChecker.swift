@@ -8,8 +8,12 @@ final class RevocationChecker: @unchecked Sendable {
     /// The loaded CRLs; nil when the policy names none.
     let revocationLists: CertificateRevocationLists?
 
-    /// Loads the policy's CRL files (a configuration error if one cannot be read).
+    /// Loads the policy's CRL files (a configuration error if one cannot be read, as is a
+    /// negative clock skew).
     init(policy: RevocationPolicy) throws(TLSError) {
+        guard policy.ocspClockSkewSeconds >= 0 else {
+            throw TLSError(.configuration, message: "the OCSP clock skew must not be negative (\(policy.ocspClockSkewSeconds) s)")
+        }
         self.policy = policy
         self.revocationLists = policy.crlFiles.isEmpty
             ? nil : try CertificateRevocationLists(files: policy.crlFiles, scope: policy.crlScope)

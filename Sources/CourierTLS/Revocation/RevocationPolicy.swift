@@ -43,7 +43,7 @@ public struct RevocationPolicy: Sendable, Hashable {
     /// The tolerance, in seconds, for clock differences when checking an OCSP response's
     /// thisUpdate and nextUpdate (OpenSSL's `OCSP_check_validity`). A response without nextUpdate
     /// (RFC 6960 §4.2.2.1: "newer revocation information is available all the time") is
-    /// accepted for a day after its thisUpdate.
+    /// accepted for a day after its thisUpdate. Negative values are a configuration error.
     public var ocspClockSkewSeconds: Int
 
     /// No CRL, no required staple; must-staple honoured (see the type's documentation).
