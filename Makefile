@@ -8,11 +8,13 @@ FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzReq
 
 all: build
 
-# System libraries the C module maps need (OpenSSL, zlib), pkg-config to find them, and iproute2
-# (`ip`) for the path monitor's network-namespace test.
+# System libraries the C module maps need (OpenSSL, zlib), pkg-config to find them, iproute2
+# (`ip`) for the path monitor's network-namespace test, the openssl CLI (the OCSP responder the
+# revocation tests run) and nginx for the OCSP stapling test against a real server (skipped where
+# it is missing).
 deps:
 	@missing=""; \
-	for p in libssl-dev zlib1g-dev pkg-config iproute2; do \
+	for p in libssl-dev zlib1g-dev pkg-config iproute2 openssl nginx; do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
