@@ -492,6 +492,7 @@ connection = {
     "until-close": conn_seed([start(), canned("10-until-close"), recv("more"), EOF]),
     "stale-reused-retry": conn_seed([start(), canned("200-length"), start(), EOF]),
     "stale-not-replayable": conn_seed([start(), canned("200-length"), start("POST", "length", 2, replayable=False), part(b"ab"), EOF]),
+    "stale-put-not-replayable": conn_seed([start(), canned("200-length"), start("PUT", "length", 2, replayable=False), part(b"ab"), EOF]),
     "stale-post": conn_seed([start("PUT", "length", 1), part(b"a"), canned("200-length"), start("POST", "length", 1), part(b"b"), EOF]),
     "first-request-eof": conn_seed([start(), EOF]),
     "eof-mid-head": conn_seed([start(), canned("200-length"), start(), recv("HTTP/1.1 200 O"), EOF]),
