@@ -104,6 +104,33 @@ private enum Source: String {
     case start, bodyPart, bodyEnd, inbound, eof, demand, timeout, cancel, error
 }
 
+/// One entry of the step log.
+private enum Step: CustomStringConvertible {
+    case note(String)
+    case timeout(Machine.TimeoutKind)
+    case error(ClientError.Code)
+    case start(HTTPRequestHead, Machine.RequestBodyKind, expectContinue: Bool, replayable: Bool)
+    case bodyPart(Int)
+    case bodyEnd(HTTPFields)
+    case receive([UInt8])
+    case action(Source, Action)
+
+    var description: String {
+        switch self {
+        case .note(let text): return text
+        case .timeout(let kind): return "timeout \(kind)"
+        case .error(let code): return "error \(code)"
+        case .start(let head, let body, let expectContinue, let replayable):
+            return "start \(head.method) \(head.target) \(head.version) body \(body) expectContinue=\(expectContinue) "
+                + "replayable=\(replayable) fields \(head.headers.map { "\($0.name): \($0.value)" })"
+        case .bodyPart(let count): return "body part \(count)"
+        case .bodyEnd(let trailers): return "body end, trailers \(trailers.map { "\($0.name): \($0.value)" })"
+        case .receive(let bytes): return "receive \(bytes.count): \(escaped(bytes.prefix(120)))"
+        case .action(let source, let action): return "  \(source.rawValue) → \(brief(action))"
+        }
+    }
+}
+
 /// What the driver knows about the request in flight.
 private struct Request {
     var method: HTTPMethod
@@ -142,7 +169,9 @@ private struct Harness {
     var eof = false
     var started = 0
     var bytesWritten: Int64 = 0
-    var log: [String] = []
+    /// What happened, rendered only when a property fails (formatting every step would cost more
+    /// than running the machine).
+    var log: [Step] = []
 
     init(maximumUses: Int?, configuration: HTTPParserConfiguration) {
         self.machine = Machine(maximumUses: maximumUses, parserConfiguration: configuration)
@@ -159,7 +188,7 @@ private struct Harness {
                 request: \(request.map { "\($0.method) \($0.version) body \($0.bodyKind) complete=\($0.bodyComplete) sending=\($0.sending) head=\($0.head.map { String($0.status) } ?? "nil")" } ?? "none")
                 closed=\(closed) eof=\(eof) buffered=\(buffer.readableBytes)
                 steps:
-                \(log.suffix(60).joined(separator: "\n"))
+                \(log.suffix(60).map(\.description).joined(separator: "\n"))
                 """, line: line)
         }
     }
@@ -179,13 +208,13 @@ private struct Harness {
         case 8: receive(reader.take(Int(reader.u16()) % 4097))
         case 9: readEOF()
         case 10:
-            log.append("pause")
+            log.append(.note("pause"))
             machine.pauseResponseBody()
             if request != nil { request!.paused = true }
         case 11: demand()
         case 12:
             let kind = [Machine.TimeoutKind.idleRead, .total, .continueWait][Int(op >> 4) % 3]
-            log.append("timeout \(kind)")
+            log.append(.timeout(kind))
             let waiting = request?.waitingForContinue == true
             let action = machine.timeout(kind)
             switch kind {
@@ -196,13 +225,13 @@ private struct Harness {
             }
             handle(action, .timeout)
         case 13:
-            log.append("cancel")
+            log.append(.note("cancel"))
             let action = machine.cancel()
             check(request == nil ? action == .none : isFailure(action, .cancelled), "cancel gave \(brief(action))")
             handle(action, .cancel)
         default:
             let error = ClientError(errorCodes[Int(op >> 4) % errorCodes.count], detail: "fuzz")
-            log.append("error \(error.code)")
+            log.append(.error(error.code))
             let action = machine.errorCaught(error)
             let expected: Action = closed ? .none : request == nil ? .close : .failRequest(error, then: .close)
             check(action == expected, "errorCaught gave \(brief(action)), expected \(brief(expected))")
@@ -241,7 +270,7 @@ private struct Harness {
             method == .CONNECT ? .authority(host: "example.com", port: 443) : .origin(f & 0x20 != 0 ? "no-slash" : "/p")
         let head = HTTPRequestHead(method: method, target: target, version: version, headers: fields)
         let host: String? = f & 0x10 != 0 ? nil : "example.com"
-        log.append("start \(method) \(version) \(bodyKind) expectContinue=\(expectContinue) replayable=\(bodyReplayable) fields \(Array(fields)) target \(target)")
+        log.append(.start(head, bodyKind, expectContinue: expectContinue, replayable: bodyReplayable))
 
         // Whether the encoder takes this head, asked independently of the machine.
         let framing: RequestBodyFraming
@@ -256,7 +285,7 @@ private struct Harness {
         let wasClosed = closed
         let action = machine.startRequest(
             head: head, host: host, body: bodyKind, expectContinue: expectContinue, bodyReplayable: bodyReplayable)
-        log.append("  → \(brief(action))")
+        log.append(.action(.start, action))
         if wasClosed {
             check(isFailure(action, .connectionClosed, then: .close), "start on a closed connection gave \(brief(action))")
             return
@@ -282,7 +311,7 @@ private struct Harness {
 
     mutating func bodyPart(_ part: [UInt8]) {
         guard var request, request.sending else { return }  // the driver feeds parts only when asked
-        log.append("body part \(part.count)")
+        log.append(.bodyPart(part.count))
         let action = machine.requestBodyPart(ByteBuffer(bytes: part))
         let sent = Int64(request.body.count)
         switch request.bodyKind {
@@ -307,7 +336,7 @@ private struct Harness {
         guard let request, request.sending else { return }
         var trailers = HTTPFields()
         if withTrailer { try! trailers.append(name: "X-Sum", value: "1") }
-        log.append("body end, trailers \(Array(trailers))")
+        log.append(.bodyEnd(trailers))
         let action = machine.requestBodyEnd(trailers: trailers)
         if request.bodyKind == .chunked {
             guard case .write(_, .requestComplete) = action else { return check(false, "the chunked end gave \(brief(action))") }
@@ -320,7 +349,7 @@ private struct Harness {
 
     mutating func receive(_ bytes: [UInt8]) {
         guard !eof else { return }  // nothing arrives after the end
-        log.append("receive \(bytes.count): \(escaped(bytes.prefix(80)))")
+        log.append(.receive(bytes))
         let idle = request == nil && !closed
         buffer.writeBytes(bytes)
         if !bytes.isEmpty { request?.responseBytesArrived = true }
@@ -333,7 +362,7 @@ private struct Harness {
 
     mutating func readEOF() {
         guard !eof else { return }
-        log.append("EOF")
+        log.append(.note("EOF"))
         eof = true
         request?.sawEOF = true
         let idle = request == nil && !closed
@@ -343,7 +372,7 @@ private struct Harness {
     }
 
     mutating func demand() {
-        log.append("demand")
+        log.append(.note("demand"))
         let paused = request?.paused == true
         let action = machine.demandMoreResponseBody()
         check(action == (paused ? .resumeInbound : .none), "demand gave \(brief(action))")
@@ -387,7 +416,7 @@ private struct Harness {
     }
 
     mutating func handle(_ action: Action, _ source: Source) {
-        if source != .start { log.append("  \(source.rawValue) → \(brief(action))") }
+        if source != .start { log.append(.action(source, action)) }
         if closed {
             check(action == .none, "\(brief(action)) after the connection closed")
             return

@@ -142,62 +142,62 @@ private func isTargetByte(_ b: UInt8) -> Bool { b > 0x20 && b < 0x7F && b != UIn
 /// Everything an accepted URL promises.
 private func checkAccepted(_ url: HTTPURL, _ context: @autoclosure () -> String) {
     let serialised = url.absoluteString
-    let what = "\(context())\nurl \(escaped(serialised.utf8))"
+    func what() -> String { "\(context())\nurl \(escaped(serialised.utf8))" }
 
     // Idempotent serialisation.
     do throws(HTTPURLError) {
         let again = try HTTPURL(serialised)
-        fuzzCheck(again == url, "\(what)\nparses back to a different value: \(escaped(again.absoluteString.utf8))")
-        fuzzCheck(again.absoluteString == serialised, "\(what)\nserialises differently the second time: \(escaped(again.absoluteString.utf8))")
+        fuzzCheck(again == url, "\(what())\nparses back to a different value: \(escaped(again.absoluteString.utf8))")
+        fuzzCheck(again.absoluteString == serialised, "\(what())\nserialises differently the second time: \(escaped(again.absoluteString.utf8))")
     } catch {
-        fuzzFail("\(what)\nits own absoluteString is refused: \(error)")
+        fuzzFail("\(what())\nits own absoluteString is refused: \(error)")
     }
 
     // The parts.
     let target = Array(url.requestTarget.utf8)
-    fuzzCheck(target.first == UInt8(ascii: "/") && target.allSatisfy(isTargetByte), "\(what)\nrequest target \(escaped(target))")
-    fuzzCheck(url.path.utf8.first == UInt8(ascii: "/") && !url.path.utf8.contains(UInt8(ascii: "?")), "\(what)\npath \(escaped(url.path.utf8))")
+    fuzzCheck(target.first == UInt8(ascii: "/") && target.allSatisfy(isTargetByte), "\(what())\nrequest target \(escaped(target))")
+    fuzzCheck(url.path.utf8.first == UInt8(ascii: "/") && !url.path.utf8.contains(UInt8(ascii: "?")), "\(what())\npath \(escaped(url.path.utf8))")
     let segments = url.path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
     fuzzCheck(
         !segments.contains { $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8) },
-        "\(what)\npath \(escaped(url.path.utf8)) keeps a dot segment")
-    fuzzCheck(url.requestTarget == url.path + (url.query.map { "?" + $0 } ?? ""), "\(what)\nrequestTarget is not path and query")
-    if let port = url.explicitPort { fuzzCheck((1...65535).contains(port), "\(what)\nport \(port)") }
-    fuzzCheck(url.port == (url.explicitPort ?? url.scheme.defaultPort), "\(what)\neffective port \(url.port)")
-    fuzzCheck(!url.host.isEmpty, "\(what)\nempty host")
-    fuzzCheck(url.origin == HTTPOrigin(scheme: url.scheme, host: url.host, port: url.port), "\(what)\norigin \(url.origin)")
+        "\(what())\npath \(escaped(url.path.utf8)) keeps a dot segment")
+    fuzzCheck(url.requestTarget == url.path + (url.query.map { "?" + $0 } ?? ""), "\(what())\nrequestTarget is not path and query")
+    if let port = url.explicitPort { fuzzCheck((1...65535).contains(port), "\(what())\nport \(port)") }
+    fuzzCheck(url.port == (url.explicitPort ?? url.scheme.defaultPort), "\(what())\neffective port \(url.port)")
+    fuzzCheck(!url.host.isEmpty, "\(what())\nempty host")
+    fuzzCheck(url.origin == HTTPOrigin(scheme: url.scheme, host: url.host, port: url.port), "\(what())\norigin \(url.origin)")
     switch url.hostKind {
     case .name:
         fuzzCheck(
             url.host.utf8.allSatisfy { b in !(b >= 65 && b <= 90) && isTargetByte(b) && !"/?@:[]%".utf8.contains(b) },
-            "\(what)\nhost name \(escaped(url.host.utf8))")
+            "\(what())\nhost name \(escaped(url.host.utf8))")
     case .ipv4, .ipv6:
-        fuzzCheck(url.isIPLiteral && (url.hostKind == .ipv6) == url.host.contains(":"), "\(what)\nIP literal \(url.host)")
+        fuzzCheck(url.isIPLiteral && (url.hostKind == .ipv6) == url.host.contains(":"), "\(what())\nIP literal \(url.host)")
     case .unixSocket:
-        fuzzCheck(url.scheme == .unix && url.unixSocketPath == url.host && url.explicitPort == nil, "\(what)\nsocket")
+        fuzzCheck(url.scheme == .unix && url.unixSocketPath == url.host && url.explicitPort == nil, "\(what())\nsocket")
     }
-    fuzzCheck((url.scheme == .unix) == (url.hostKind == .unixSocket), "\(what)\nscheme \(url.scheme) with host kind \(url.hostKind)")
+    fuzzCheck((url.scheme == .unix) == (url.hostKind == .unixSocket), "\(what())\nscheme \(url.scheme) with host kind \(url.hostKind)")
 
     // User information: kept as written, masked in the description, removable.
     let info = userInfo(url)
-    fuzzCheck((info != nil) == (url.user != nil), "\(what)\nuser \(url.user ?? "nil") but user information \(info ?? "nil")")
+    fuzzCheck((info != nil) == (url.user != nil), "\(what())\nuser \(url.user ?? "nil") but user information \(info ?? "nil")")
     if let info, let colon = info.firstIndex(of: ":") {
         let masked = serialised.replacingFirst(info + "@", with: info[..<colon] + ":***@")
-        fuzzCheck(url.description == masked, "\(what)\ndescription \(escaped(url.description.utf8)) does not mask the password")
-        fuzzCheck(url.password != nil, "\(what)\nno password though the user information has a colon")
+        fuzzCheck(url.description == masked, "\(what())\ndescription \(escaped(url.description.utf8)) does not mask the password")
+        fuzzCheck(url.password != nil, "\(what())\nno password though the user information has a colon")
     } else {
-        fuzzCheck(url.description == serialised && url.password == nil, "\(what)\ndescription \(escaped(url.description.utf8))")
+        fuzzCheck(url.description == serialised && url.password == nil, "\(what())\ndescription \(escaped(url.description.utf8))")
     }
     let bare = url.removingUserInfo()
     fuzzCheck(
         bare.user == nil && bare.password == nil && userInfo(bare) == nil && bare.origin == url.origin
             && bare.requestTarget == url.requestTarget && bare.hostHeader == url.hostHeader,
-        "\(what)\nremovingUserInfo gave \(escaped(bare.absoluteString.utf8))")
+        "\(what())\nremovingUserInfo gave \(escaped(bare.absoluteString.utf8))")
     do throws(HTTPURLError) {
         let same = try url.resolving("")
-        fuzzCheck(same == url, "\(what)\nresolving \"\" changed it")
+        fuzzCheck(same == url, "\(what())\nresolving \"\" changed it")
     } catch {
-        fuzzFail("\(what)\nresolving \"\" threw \(error)")
+        fuzzFail("\(what())\nresolving \"\" threw \(error)")
     }
 
     checkEncodable(url, method: .GET, headers: HTTPFields(), framing: .none, what)
@@ -208,7 +208,7 @@ private func checkAccepted(_ url: HTTPURL, _ context: @autoclosure () -> String)
 /// request for a tunnel (https through a proxy). Each must encode, and parse back to the same
 /// target, Host and method.
 private func checkEncodable(
-    _ url: HTTPURL, method: HTTPMethod, headers: HTTPFields, framing: RequestBodyFraming, _ what: String
+    _ url: HTTPURL, method: HTTPMethod, headers: HTTPFields, framing: RequestBodyFraming, _ what: () -> String
 ) {
     let host = headers[first: "Host"] ?? url.hostHeader
     roundTrip(
@@ -224,9 +224,9 @@ private func checkEncodable(
             let back = try HTTPURL(absolute)
             fuzzCheck(
                 back.origin == url.origin && back.requestTarget == url.requestTarget && back.user == nil,
-                "\(what)\nabsolute form \(escaped(absolute.utf8)) names \(escaped(back.absoluteString.utf8))")
+                "\(what())\nabsolute form \(escaped(absolute.utf8)) names \(escaped(back.absoluteString.utf8))")
         } catch {
-            fuzzFail("\(what)\nabsolute form \(escaped(absolute.utf8)) is refused: \(error)")
+            fuzzFail("\(what())\nabsolute form \(escaped(absolute.utf8)) is refused: \(error)")
         }
     }
     // RFC 9112 §3.2.3: authority-form is `uri-host ":" port`, an IPv6 host in brackets. The
@@ -237,67 +237,67 @@ private func checkEncodable(
         framing: .none, expectedTarget: authority, expectedHost: authority, what)
     do throws(HTTPURLError) {
         let back = try HTTPURL("\(url.scheme.rawValue)://\(authority)/")
-        fuzzCheck(back.origin == url.origin, "\(what)\nCONNECT target \(authority) names \(back.origin)")
+        fuzzCheck(back.origin == url.origin, "\(what())\nCONNECT target \(authority) names \(back.origin)")
     } catch {
-        fuzzFail("\(what)\nCONNECT target \(authority) is not an authority: \(error)")
+        fuzzFail("\(what())\nCONNECT target \(authority) is not an authority: \(error)")
     }
 }
 
 private func roundTrip(
     _ head: HTTPRequestHead, host: String, framing: RequestBodyFraming, expectedTarget: String, expectedHost: String,
-    _ what: String
+    _ what: () -> String
 ) {
     var buffer = ByteBuffer()
     do throws(HTTPEncodingError) {
         try HTTPRequestEncoder.encodeHead(head, host: host, framing: framing, into: &buffer)
     } catch {
-        fuzzFail("\(what)\nthe encoder refuses \(head) with host \(escaped(host.utf8)): \(error)")
+        fuzzFail("\(what())\nthe encoder refuses \(head) with host \(escaped(host.utf8)): \(error)")
     }
     let wire = buffer.readableBytesArray()
     var parser = HTTPRequestParser()
     do throws(HTTPParserError) {
         guard case .head(let parsed) = try parser.next(&buffer) else {
-            fuzzFail("\(what)\nno request head in \(escaped(wire))")
+            fuzzFail("\(what())\nno request head in \(escaped(wire))")
         }
         fuzzCheck(
             parsed.method == head.method && bytes(parsed.target) == Array(expectedTarget.utf8)
                 && parsed.headers.first.map({ $0.name.equalsCaseInsensitive("host") && bytes($0.value) == Array(expectedHost.utf8) }) == true,
-            "\(what)\nencoded \(escaped(wire))\nexpected target \(escaped(expectedTarget.utf8)) and Host \(escaped(expectedHost.utf8))")
+            "\(what())\nencoded \(escaped(wire))\nexpected target \(escaped(expectedTarget.utf8)) and Host \(escaped(expectedHost.utf8))")
     } catch {
-        fuzzFail("\(what)\nthe parser refuses the encoded \(escaped(wire)): \(error)")
+        fuzzFail("\(what())\nthe parser refuses the encoded \(escaped(wire)): \(error)")
     }
 }
 
 // MARK: - Resolution
 
 private func checkResolution(_ base: HTTPURL, _ reference: String) -> HTTPURL? {
-    let what = "base \(escaped(base.absoluteString.utf8)) resolving \(escaped(reference.utf8))"
+    func what() -> String { "base \(escaped(base.absoluteString.utf8)) resolving \(escaped(reference.utf8))" }
     let resolved: HTTPURL
     do throws(HTTPURLError) {
         resolved = try base.resolving(reference)
     } catch {
-        checkError(error, what)
+        checkError(error, what())
         let r = Array(reference.utf8)
         fuzzCheck(!r.isEmpty && r.first != UInt8(ascii: "#") || error.reason == .controlCharacter || error.reason == .space
             || error.reason == .nonASCII || error.reason == .invalidPercentEncoding,
-            "\(what)\nan empty or fragment-only reference was refused: \(error)")
+            "\(what())\nan empty or fragment-only reference was refused: \(error)")
         return nil
     }
-    checkAccepted(resolved, what)
+    checkAccepted(resolved, what())
     let r = Array(reference.utf8)
     if r.isEmpty || r.first == UInt8(ascii: "#") {
-        fuzzCheck(resolved == base, "\(what)\ngave \(escaped(resolved.absoluteString.utf8)), not the base")
+        fuzzCheck(resolved == base, "\(what())\ngave \(escaped(resolved.absoluteString.utf8)), not the base")
     }
     if !hasScheme(r) && !r.starts(with: "//".utf8) {
         fuzzCheck(
             resolved.origin == base.origin && userInfo(resolved) == userInfo(base),
-            "\(what)\na reference without authority gave \(escaped(resolved.absoluteString.utf8))")
+            "\(what())\na reference without authority gave \(escaped(resolved.absoluteString.utf8))")
     }
     do throws(HTTPURLError) {
         let again = try base.resolving(resolved.absoluteString)
-        fuzzCheck(again == resolved, "\(what)\nresolving the result again gave \(escaped(again.absoluteString.utf8))")
+        fuzzCheck(again == resolved, "\(what())\nresolving the result again gave \(escaped(again.absoluteString.utf8))")
     } catch {
-        fuzzFail("\(what)\nresolving the result \(escaped(resolved.absoluteString.utf8)) again threw \(error)")
+        fuzzFail("\(what())\nresolving the result \(escaped(resolved.absoluteString.utf8)) again threw \(error)")
     }
     return resolved
 }
@@ -335,12 +335,14 @@ private func fields(_ mask: UInt8, base: HTTPURL, body: RedirectBody) -> HTTPFie
 private func checkRedirect(
     _ configuration: RedirectConfiguration, _ original: Original, status: Int, location: String?, history: [RedirectVisit]
 ) {
-    let what = """
+    func what() -> String {
+        """
         redirect \(status) for \(original.method) \(escaped(original.url.absoluteString.utf8)) body \(original.body) \
         fields \(Array(original.headers)) follow=\(configuration.follow) max=\(configuration.maximum) \
         allowHTTPSToHTTP=\(configuration.allowHTTPSToHTTP) history \(history.map { "\($0.method) \($0.url)" }) \
         Location \(location.map { escaped($0.utf8) } ?? "nil")
         """
+    }
     let isRedirect = [301, 302, 303, 307, 308].contains(status)
     let blank = location.map { $0.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 } } ?? true
     let decision: RedirectDecision
@@ -349,16 +351,16 @@ private func checkRedirect(
             method: original.method, url: original.url, headers: original.headers, body: original.body, status: status,
             location: location, history: history)
     } catch {
-        fuzzCheck(isRedirect && configuration.follow && !blank, "\(what)\nthrew \(error) for what is not a redirect to follow")
+        fuzzCheck(isRedirect && configuration.follow && !blank, "\(what())\nthrew \(error) for what is not a redirect to follow")
         switch error {
         case .tooManyRedirects(let n):
-            fuzzCheck(history.count >= configuration.maximum && n == history.count + 1, "\(what)\n\(error)")
+            fuzzCheck(history.count >= configuration.maximum && n == history.count + 1, "\(what())\n\(error)")
         case .invalidLocation(let urlError):
-            checkError(urlError, what)
+            checkError(urlError, what())
         case .unsupportedScheme(let text):
-            fuzzCheck(text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }, "\(what)\nunsafe to log: \(escaped(text.utf8))")
+            fuzzCheck(text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }, "\(what())\nunsafe to log: \(escaped(text.utf8))")
         case .httpsToHTTPDowngrade(let target):
-            fuzzCheck(!configuration.allowHTTPSToHTTP && original.url.scheme == .https && target.scheme == .http, "\(what)\n\(error)")
+            fuzzCheck(!configuration.allowHTTPSToHTTP && original.url.scheme == .https && target.scheme == .http, "\(what())\n\(error)")
         case .loop:
             break
         }
@@ -367,10 +369,10 @@ private func checkRedirect(
     switch decision {
     case .doNotFollow(let reason):
         switch reason {
-        case .notARedirect: fuzzCheck(!isRedirect, "\(what)\nnotARedirect")
-        case .disabled: fuzzCheck(isRedirect && !configuration.follow, "\(what)\ndisabled")
-        case .noLocation: fuzzCheck(isRedirect && configuration.follow && blank, "\(what)\nnoLocation")
-        case .bodyNotReplayable: fuzzCheck(isRedirect && original.body == .stream, "\(what)\nbodyNotReplayable")
+        case .notARedirect: fuzzCheck(!isRedirect, "\(what())\nnotARedirect")
+        case .disabled: fuzzCheck(isRedirect && !configuration.follow, "\(what())\ndisabled")
+        case .noLocation: fuzzCheck(isRedirect && configuration.follow && blank, "\(what())\nnoLocation")
+        case .bodyNotReplayable: fuzzCheck(isRedirect && original.body == .stream, "\(what())\nbodyNotReplayable")
         }
     case .follow(let next):
         checkFollowed(next, configuration, original, status: status, location: location ?? "", history: history, what)
@@ -379,22 +381,22 @@ private func checkRedirect(
 
 private func checkFollowed(
     _ next: RedirectedRequest, _ configuration: RedirectConfiguration, _ original: Original, status: Int,
-    location: String, history: [RedirectVisit], _ what: String
+    location: String, history: [RedirectVisit], _ context: () -> String
 ) {
     let target = next.url
-    let what = "\(what)\nfollowed: \(next.method) \(escaped(target.absoluteString.utf8)) fields \(Array(next.headers)) keepsBody=\(next.keepsBody)"
-    fuzzCheck([301, 302, 303, 307, 308].contains(status) && configuration.follow, "\(what)\nfollowed a \(status)")
-    fuzzCheck(history.count < configuration.maximum, "\(what)\nfollowed past the maximum")
-    checkAccepted(target, what)
+    func what() -> String { "\(context())\nfollowed: \(next.method) \(escaped(target.absoluteString.utf8)) fields \(Array(next.headers)) keepsBody=\(next.keepsBody)" }
+    fuzzCheck([301, 302, 303, 307, 308].contains(status) && configuration.follow, "\(what())\nfollowed a \(status)")
+    fuzzCheck(history.count < configuration.maximum, "\(what())\nfollowed past the maximum")
+    checkAccepted(target, what())
 
     // The URL is the Location resolved against the request's URL (decide may percent-encode
     // spaces and non-ASCII bytes first, and trims SP/HTAB; a Location with neither is used as is).
     if !location.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 >= 0x80 }) {
         do throws(HTTPURLError) {
             let expected = try original.url.resolving(location)
-            fuzzCheck(expected == target, "\(what)\nresolving the Location gives \(escaped(expected.absoluteString.utf8))")
+            fuzzCheck(expected == target, "\(what())\nresolving the Location gives \(escaped(expected.absoluteString.utf8))")
         } catch {
-            fuzzFail("\(what)\nfollowed a Location that does not resolve: \(error)")
+            fuzzFail("\(what())\nfollowed a Location that does not resolve: \(error)")
         }
     }
 
@@ -406,51 +408,51 @@ private func checkFollowed(
     default: expectedMethod = original.method
     }
     let dropsBody = status == 303 || expectedMethod != original.method
-    fuzzCheck(next.method == expectedMethod, "\(what)\nmethod \(next.method), expected \(expectedMethod)")
-    fuzzCheck(next.keepsBody == (!dropsBody && original.body != .none), "\(what)\nkeepsBody")
-    fuzzCheck(!(next.keepsBody && original.body == .stream), "\(what)\nresends a stream body")
+    fuzzCheck(next.method == expectedMethod, "\(what())\nmethod \(next.method), expected \(expectedMethod)")
+    fuzzCheck(next.keepsBody == (!dropsBody && original.body != .none), "\(what())\nkeepsBody")
+    fuzzCheck(!(next.keepsBody && original.body == .stream), "\(what())\nresends a stream body")
 
     // Scheme rules.
     fuzzCheck(
         configuration.allowHTTPSToHTTP || !(original.url.scheme == .https && target.scheme == .http),
-        "\(what)\nan https → http downgrade was followed")
+        "\(what())\nan https → http downgrade was followed")
     fuzzCheck(
         target.scheme != .unix || (original.url.scheme == .unix && target.origin == original.url.origin),
-        "\(what)\nredirected into a Unix socket")
+        "\(what())\nredirected into a Unix socket")
 
     // Never a request already made in this chain.
     let visits = history + [RedirectVisit(method: original.method, url: original.url)]
     fuzzCheck(
         !visits.contains { $0.method == next.method && $0.url.origin == target.origin && $0.url.requestTarget == target.requestTarget },
-        "\(what)\nrepeats a request of the chain")
+        "\(what())\nrepeats a request of the chain")
 
     // Fields: credentials never cross origins; Host follows the URL; body fields go with the body.
     let sameOrigin = target.origin == original.url.origin
     for name in credentialNames {
         if sameOrigin {
-            fuzzCheck(next.headers.values(for: name) == original.headers.values(for: name), "\(what)\n\(name) changed")
+            fuzzCheck(next.headers.values(for: name) == original.headers.values(for: name), "\(what())\n\(name) changed")
         } else {
-            fuzzCheck(!next.headers.contains(name), "\(what)\n\(name) is sent to a new origin")
+            fuzzCheck(!next.headers.contains(name), "\(what())\n\(name) is sent to a new origin")
         }
     }
     if !sameOrigin, userInfo(target) != nil {
-        fuzzCheck(location.contains("@"), "\(what)\nuser information reaches a new origin without being in the Location")
+        fuzzCheck(location.contains("@"), "\(what())\nuser information reaches a new origin without being in the Location")
     }
     if original.headers.contains("Host") {
         let expected = sameOrigin ? original.headers.values(for: "Host") : [target.hostHeader]
-        fuzzCheck(next.headers.values(for: "Host") == expected, "\(what)\nHost \(next.headers.values(for: "Host"))")
+        fuzzCheck(next.headers.values(for: "Host") == expected, "\(what())\nHost \(next.headers.values(for: "Host"))")
     } else {
-        fuzzCheck(!next.headers.contains("Host"), "\(what)\na Host field appeared")
+        fuzzCheck(!next.headers.contains("Host"), "\(what())\na Host field appeared")
     }
     for name in bodyNames {
         fuzzCheck(
             next.headers.values(for: name) == (dropsBody ? [] : original.headers.values(for: name)),
-            "\(what)\n\(name) \(next.headers.values(for: name))")
+            "\(what())\n\(name) \(next.headers.values(for: name))")
     }
     for field in original.headers where !(credentialNames + bodyNames + ["Host"]).contains(where: { field.name.caseInsensitiveEquals($0) }) {
-        fuzzCheck(next.headers.values(for: field.name) == original.headers.values(for: field.name), "\(what)\n\(field.name) changed")
+        fuzzCheck(next.headers.values(for: field.name) == original.headers.values(for: field.name), "\(what())\n\(field.name) changed")
     }
-    fuzzCheck(next.headers.count <= original.headers.count, "\(what)\nfields were added")
+    fuzzCheck(next.headers.count <= original.headers.count, "\(what())\nfields were added")
 
     // Encodable whenever the original request was.
     var probe = ByteBuffer()
