@@ -86,7 +86,7 @@ public func isTokenByte(_ b: UInt8) -> Bool {
 /// Whether a parsed message leaves the connection reusable (RFC 9112 §9.3), worked out
 /// independently from the fields the head shows: no `close` option in any Connection field,
 /// a body not delimited by close and not a tunnel, not both Content-Length and
-/// Transfer-Encoding, and HTTP/1.1 or a `keep-alive` option.
+/// Transfer-Encoding, and HTTP/1.1 (or a later 1.x) or a `keep-alive` option.
 public func expectedKeepAlive(version: HTTPVersion, fields: HTTPHeaderView, framing: BodyFraming) -> Bool {
     expectedKeepAlive(
         version: version,
@@ -122,5 +122,6 @@ private func expectedKeepAlive(version: HTTPVersion, fields: [([UInt8], [UInt8])
         }
     }
     if close || framing == .untilClose || framing == .tunnel || (sawLength && sawCoding) { return false }
-    return version == .http1_1 || keepAlive
+    // RFC 9110 §2.5: a 1.x minor version above 1 is processed as HTTP/1.1.
+    return (version.major == 1 && version.minor >= 1) || keepAlive
 }
