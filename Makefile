@@ -4,7 +4,7 @@ SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip FuzzResponseSerializers FuzzURL FuzzConnection
 
-.PHONY: all build demo test deps linkage test-only test-tsan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
+.PHONY: all build demo test deps linkage test-only test-tsan test-asan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
 
 all: build
 
@@ -31,9 +31,9 @@ demo: deps
 	$(SWIFT) build --product CourierDemo
 	"$$($(SWIFT) build --show-bin-path)/CourierDemo"
 
-# The whole suite: the layering check, every Swift Testing test, then the concurrent suites
-# again under ThreadSanitizer.
-test: deps linkage test-only test-tsan
+# The whole suite: the layering check, every Swift Testing test, every test again under
+# AddressSanitizer, then the concurrent suites again under ThreadSanitizer.
+test: deps linkage test-only test-asan test-tsan
 
 # Socket tests count /proc/self/fd, which is process-wide: they run one at a time, after the
 # pure tests (which run in parallel).
@@ -47,9 +47,18 @@ test-only:
 # own build directory (a sanitized build cannot share .build with the normal one).
 # -DCOURIER_TSAN swaps Synchronization.Mutex for a pthread lock TSan can see (TSanMutex.swift):
 # TSan does not understand the futex-based Mutex and would report every locked access.
+# -DCOURIER_SANITIZED (both sanitizers) leaves out the assertions on resident memory: shadow
+# memory and AddressSanitizer's quarantine of freed blocks grow on their own.
 TSAN_FILTER := CourierPosixTests|PoolLimitTests|KeepAliveTests|CancellationTests|StaleRetryTests|BackpressureTests|TimeoutTests|FailureModeTests|DataTaskTests|SuspendTests|ManyTasksTests|TaskControlTests|SessionHookTests|ResumeDownloadTests|ProgressReportingTests|HTTPAsyncTests|SessionEventTests
 test-tsan: deps
-	$(SWIFT) test --disable-xctest --sanitize=thread -Xswiftc -DCOURIER_TSAN --scratch-path .build-tsan --filter '$(TSAN_FILTER)'
+	$(SWIFT) test --disable-xctest --sanitize=thread -Xswiftc -DCOURIER_TSAN -Xswiftc -DCOURIER_SANITIZED --scratch-path .build-tsan --filter '$(TSAN_FILTER)'
+
+# Every test under AddressSanitizer (and LeakSanitizer, which it runs at exit), in its own build
+# directory, split like test-only (socket tests count descriptors process-wide).
+ASAN_FLAGS := --disable-xctest --sanitize=address -Xswiftc -DCOURIER_SANITIZED --scratch-path .build-asan
+test-asan: deps
+	$(SWIFT) test $(ASAN_FLAGS) --skip '$(SOCKET_TESTS)'
+	$(SWIFT) test $(ASAN_FLAGS) --no-parallel --filter '$(SOCKET_TESTS)'
 
 # CourierCore and CourierHTTP1 must not import or link Foundation: check the sources, then the
 # dynamic dependencies of a small binary that links both.
@@ -105,4 +114,4 @@ bench-client: deps
 	python3 Benchmarks/Client/run.py
 
 clean:
-	rm -rf .build .build-tsan Fuzz/.build Benchmarks/.build
+	rm -rf .build .build-tsan .build-asan Fuzz/.build Benchmarks/.build

@@ -539,5 +539,37 @@ reset("FuzzConnection")
 for name, data in sorted(connection.items()):
     write("FuzzConnection", name, data)
 
+# ---------------------------------------------------------------------------------------------
+# Seeds added later, with their own generator so the files above stay byte-identical.
+later = random.Random(20261125)
+
+
+def later_cuts():
+    return struct.pack("<HHH", *(later.randrange(0, 0x10000) for _ in range(3)))
+
+
+later_responses = {
+    # RFC 9110 §2.5: a higher minor version is processed as HTTP/1.1.
+    "http12-version": (DEFAULT, b"HTTP/1.2 200 OK\r\nContent-Length: 1\r\n\r\naHTTP/1.9 204 No Content\r\n\r\n", GET),
+    # The first offending byte decides: an HTTP/0.9-style reply is an invalid version at byte 0.
+    "http09-reply": (DEFAULT, b"hello world\n", GET),
+    "ext-grammar": (DEFAULT, b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1 ; a = \"q\\\"\" ;b\r\nx\r\n1;a=\"b\r\ny\r\n0\r\n\r\n", GET),
+}
+for i, (name, (config, stream, method)) in enumerate(sorted(later_responses.items())):
+    write("FuzzResponseParser", name, config + bytes([(i & 3) | (method << 2)]) + later_cuts() + stream)
+
+later_chunked = {
+    # RFC 9112 §7.1.1 chunk-ext: valid forms, then each way of breaking it.
+    "ext-valid-forms": (DEFAULT, b"1;a\r\na\r\n1;a=b\r\nb\r\n1 ;\tx = \"q \\\" \xe9\" ; y=z\r\nc\r\n0;last\r\n\r\n"),
+    "ext-empty": (DEFAULT, b"2;\r\nab\r\n0\r\n\r\n"),
+    "ext-no-value": (DEFAULT, b"2;a=\r\nab\r\n0\r\n\r\n"),
+    "ext-unterminated-quote": (DEFAULT, b"5;a=\"b\r\nhello\r\n0\r\n\r\n"),
+    "ext-space-in-name": (DEFAULT, b"2;a b\r\nab\r\n0\r\n\r\n"),
+    "ext-obs-text": (DEFAULT, b"2;a=\xe9\r\nab\r\n0\r\n\r\n"),
+}
+for i, (name, (config, body)) in enumerate(sorted(later_chunked.items())):
+    mode = (i % 4) | ((i % 2) << 2) | ((i % 3 == 0) << 3)
+    write("FuzzChunkedDecoder", name, config + bytes([mode]) + later_cuts() + body)
+
 for t in ("FuzzResponseParser", "FuzzChunkedDecoder", "FuzzContentDecoder", "FuzzRequestRoundTrip", "FuzzURL", "FuzzConnection"):
     print(t, len(os.listdir(os.path.join(HERE, "Corpus", t))), "seeds")

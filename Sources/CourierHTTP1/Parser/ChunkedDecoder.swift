@@ -3,7 +3,8 @@ import CourierCore
 /// Decodes the chunked transfer coding (RFC 9112 §7.1), resumable at any byte.
 ///
 /// Strict by default: the chunk size is 1*HEXDIG with a digit cap and overflow check; chunk
-/// extensions are skipped (bounded, controls refused); every line ends in CRLF; chunk data is
+/// extensions are checked against their grammar (``ChunkExtensionPhase``), bounded, and then
+/// ignored; every line ends in CRLF; chunk data is
 /// followed by exactly CRLF; the trailer section is parsed with the header-field rules. A guard
 /// against tiny-chunk amplification fails a stream whose mean chunk is too small.
 public struct ChunkedDecoder: Sendable {
@@ -20,6 +21,7 @@ public struct ChunkedDecoder: Sendable {
     private enum State: Sendable {
         case size
         case sizeWhitespace
+        /// Inside chunk extensions; where exactly is ``ChunkedDecoder/extensionPhase``.
         case sizeExtension
         case sizeLF
         case data(remaining: UInt64)
@@ -33,6 +35,7 @@ public struct ChunkedDecoder: Sendable {
     private var digits = 0
     private var size: UInt64 = 0
     private var extensionBytes = 0
+    private var extensionPhase = ChunkExtensionPhase.beforeName
     private var chunkCount = 0
     private var dataBytes: UInt64 = 0
     private var trailerScanner = HeaderBlockScanner(kind: .none)
@@ -214,6 +217,7 @@ public struct ChunkedDecoder: Sendable {
         var digits = self.digits
         var size = self.size
         var extensionBytes = self.extensionBytes
+        var extensionPhase = self.extensionPhase
         let maxDigits = configuration.maxChunkSizeDigits
         let maxExtension = configuration.maxChunkExtensionBytes
         let allowBareLF = configuration.allowBareLF
@@ -236,6 +240,7 @@ public struct ChunkedDecoder: Sendable {
                         state = .sizeLF
                     } else if byte == UInt8(ascii: ";") {
                         state = .sizeExtension
+                        extensionPhase = .beforeName
                     } else if ByteClass.isWhitespace(byte) {
                         state = .sizeWhitespace
                     } else if byte == UInt8(ascii: "\n") {
@@ -248,23 +253,32 @@ public struct ChunkedDecoder: Sendable {
                     // BWS is allowed only before a chunk extension (RFC 9112 §7.1.1).
                     if byte == UInt8(ascii: ";") {
                         state = .sizeExtension
+                        extensionPhase = .beforeName
                     } else if !ByteClass.isWhitespace(byte) {
                         throw HTTPParserError(.invalidChunkSize, offset: base &+ i)
                     }
                 case .sizeExtension:
-                    if byte == UInt8(ascii: "\r") {
-                        state = .sizeLF
-                    } else if byte == UInt8(ascii: "\n") {
-                        guard allowBareLF else { throw HTTPParserError(.bareLF, offset: base &+ i) }
-                        lineEnded = true
+                    // RFC 9112 §7.1.1, checked and then ignored. The line may end only after a
+                    // name or a whole value; a CR or LF anywhere else breaks the grammar.
+                    if byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n") {
+                        guard extensionPhase.mayEndLine else {
+                            throw HTTPParserError(.invalidChunkExtension, offset: base &+ i)
+                        }
+                        if byte == UInt8(ascii: "\r") {
+                            state = .sizeLF
+                        } else {
+                            guard allowBareLF else { throw HTTPParserError(.bareLF, offset: base &+ i) }
+                            lineEnded = true
+                        }
                     } else {
                         extensionBytes &+= 1
                         guard extensionBytes <= maxExtension else {
                             throw HTTPParserError(.chunkExtensionTooLong, offset: base &+ i)
                         }
-                        guard ByteClass.isFieldValue(byte) else {
+                        guard let next = extensionPhase.next(byte) else {
                             throw HTTPParserError(.invalidChunkExtension, offset: base &+ i)
                         }
+                        extensionPhase = next
                     }
                 case .sizeLF:
                     guard byte == UInt8(ascii: "\n") else { throw HTTPParserError(.missingLF, offset: base &+ i) }
@@ -300,6 +314,7 @@ public struct ChunkedDecoder: Sendable {
         self.digits = digits
         self.size = size
         self.extensionBytes = extensionBytes
+        self.extensionPhase = extensionPhase
         buffer.moveReaderIndex(forwardBy: used)
         offset &+= used
         switch state {
