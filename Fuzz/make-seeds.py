@@ -406,6 +406,9 @@ hostile = {
     "unix-base-parsed": ("x", dict(base=9, url="http+unix://%2Frun%2Fapp.sock/a/b")),
     "ipv6-base-parsed": ("//[::1]/", dict(base=9, url="https://[2001:DB8::0:1]:443/")),
     "bad-base-url": ("/x", dict(base=9, url="http://h\r\n/")),
+    "downgrade-with-credentials": ("http://user:secret@www.example.com/", dict(base=5, allow_downgrade=False)),
+    "loop-with-credentials": ("/dir/file?x=1", dict(base=1, status=307)),
+    "same-origin-inherits-credentials": ("https://example.com:8443/other", dict(base=1, fields=ALL_FIELDS)),
 }
 for name, (location, options) in hostile.items():
     seeds[name] = url_seed(location, **options)

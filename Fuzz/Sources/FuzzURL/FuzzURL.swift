@@ -6,7 +6,7 @@
 // - a refused string gives an HTTPURLError whose `input` is safe to log (visible ASCII only);
 // - an accepted URL serialises idempotently: HTTPURL(absoluteString) is the same value with the
 //   same absoluteString; its parts are what the type documents (target bytes, a path without
-//   dot segments, a valid port, a lowercase name); `description` masks the password;
+//   dot segments, a valid port, a lowercase name); `description` redacts the credentials;
 //   `removingUserInfo()` keeps everything else; resolving "" gives the URL back;
 // - whatever the client builds from an accepted URL before sending is encodable and parses back
 //   to the same thing: the origin-form request with its Host, the absolute form sent to a proxy
@@ -19,9 +19,11 @@
 //   rules; a stream body is never resent; https → http only when allowed; never into a Unix
 //   socket from elsewhere; never a request already made in the chain; on a change of origin no
 //   Authorization, Cookie or Proxy-Authorization field goes along, a caller's Host field names
-//   the new URL, and user information in the new URL can only have come from the Location text;
+//   the new URL, and user information in the new URL can only have come from the Location text
+//   (on the same origin, a Location without any inherits the request's);
 //   other fields are unchanged; the redirected request is encodable whenever the original was;
-// - a redirect that is not followed or is refused says why, consistently with the inputs.
+// - a redirect that is not followed or is refused says why, consistently with the inputs, and
+//   its error never prints a password (the request URL's or the Location's).
 //
 // Input layout (read in order; past the end every byte reads as 0):
 //   byte b   base: b % 10 < 9 → bases[b % 10], else the URL string below when it parses
@@ -178,13 +180,15 @@ private func checkAccepted(_ url: HTTPURL, _ context: @autoclosure () -> String)
     }
     fuzzCheck((url.scheme == .unix) == (url.hostKind == .unixSocket), "\(what())\nscheme \(url.scheme) with host kind \(url.hostKind)")
 
-    // User information: kept as written, masked in the description, removable.
+    // User information: kept as written, redacted in the description (the password becomes
+    // `***`; user information without a password, often a token, is replaced whole), removable.
     let info = userInfo(url)
     fuzzCheck((info != nil) == (url.user != nil), "\(what())\nuser \(url.user ?? "nil") but user information \(info ?? "nil")")
-    if let info, let colon = info.firstIndex(of: ":") {
-        let masked = serialised.replacingFirst(info + "@", with: info[..<colon] + ":***@")
-        fuzzCheck(url.description == masked, "\(what())\ndescription \(escaped(url.description.utf8)) does not mask the password")
-        fuzzCheck(url.password != nil, "\(what())\nno password though the user information has a colon")
+    if let info {
+        let colon = info.firstIndex(of: ":")
+        let masked = serialised.replacingFirst(info + "@", with: (colon.map { info[..<$0] + ":***" } ?? "***") + "@")
+        fuzzCheck(url.description == masked, "\(what())\ndescription \(escaped(url.description.utf8)) does not redact the credentials")
+        fuzzCheck((url.password != nil) == (colon != nil), "\(what())\npassword \(url.password ?? "nil")")
     } else {
         fuzzCheck(url.description == serialised && url.password == nil, "\(what())\ndescription \(escaped(url.description.utf8))")
     }
@@ -352,6 +356,13 @@ private func checkRedirect(
             location: location, history: history)
     } catch {
         fuzzCheck(isRedirect && configuration.follow && !blank, "\(what())\nthrew \(error) for what is not a redirect to follow")
+        // Credentials are never printed (RFC 3986 §7.5): neither the request URL's nor those of a
+        // Location that is itself a URL.
+        let locationURL = location.flatMap { try? HTTPURL($0) }
+        for secret in [userInfo(original.url), locationURL.flatMap(userInfo)].compactMap({ $0 }) {
+            guard let colon = secret.firstIndex(of: ":"), secret.index(after: colon) != secret.endIndex else { continue }
+            fuzzCheck(!"\(error)".contains(secret + "@"), "\(what())\nthe error prints credentials: \(error)")
+        }
         switch error {
         case .tooManyRedirects(let n):
             fuzzCheck(history.count >= configuration.maximum && n == history.count + 1, "\(what())\n\(error)")
@@ -391,10 +402,15 @@ private func checkFollowed(
 
     // The URL is the Location resolved against the request's URL (decide may percent-encode
     // spaces and non-ASCII bytes first, and trims SP/HTAB; a Location with neither is used as is).
+    // On the same origin, a Location without user information inherits the request's.
+    let sameOrigin = target.origin == original.url.origin
     if !location.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 >= 0x80 }) {
         do throws(HTTPURLError) {
             let expected = try original.url.resolving(location)
-            fuzzCheck(expected == target, "\(what())\nresolving the Location gives \(escaped(expected.absoluteString.utf8))")
+            let expectedUserInfo = userInfo(expected) ?? (sameOrigin ? userInfo(original.url) : nil)
+            fuzzCheck(
+                expected.removingUserInfo() == target.removingUserInfo() && userInfo(target) == expectedUserInfo,
+                "\(what())\nresolving the Location gives \(escaped(expected.absoluteString.utf8))")
         } catch {
             fuzzFail("\(what())\nfollowed a Location that does not resolve: \(error)")
         }
@@ -427,7 +443,6 @@ private func checkFollowed(
         "\(what())\nrepeats a request of the chain")
 
     // Fields: credentials never cross origins; Host follows the URL; body fields go with the body.
-    let sameOrigin = target.origin == original.url.origin
     for name in credentialNames {
         if sameOrigin {
             fuzzCheck(next.headers.values(for: name) == original.headers.values(for: name), "\(what())\n\(name) changed")
