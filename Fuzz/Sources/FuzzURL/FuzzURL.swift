@@ -357,10 +357,14 @@ private func checkRedirect(
     } catch {
         fuzzCheck(isRedirect && configuration.follow && !blank, "\(what())\nthrew \(error) for what is not a redirect to follow")
         // Credentials are never printed (RFC 3986 §7.5): neither the request URL's nor those of a
-        // Location that is itself a URL.
+        // Location that is itself a URL. (Text of the Location elsewhere than in its user
+        // information may be echoed, so a secret that also appears there is not looked for.)
         let locationURL = location.flatMap { try? HTTPURL($0) }
-        for secret in [userInfo(original.url), locationURL.flatMap(userInfo)].compactMap({ $0 }) {
-            guard let colon = secret.firstIndex(of: ":"), secret.index(after: colon) != secret.endIndex else { continue }
+        let locationText = location ?? ""
+        for (secret, occurrencesAllowed) in [(userInfo(original.url), 0), (locationURL.flatMap(userInfo), 1)] {
+            guard let secret, let colon = secret.firstIndex(of: ":"), secret.index(after: colon) != secret.endIndex,
+                locationText.occurrences(of: secret + "@") == occurrencesAllowed
+            else { continue }
             fuzzCheck(!"\(error)".contains(secret + "@"), "\(what())\nthe error prints credentials: \(error)")
         }
         switch error {
@@ -481,6 +485,12 @@ extension String {
     fileprivate func caseInsensitiveEquals(_ other: String) -> Bool {
         func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b | 0x20 : b }
         return utf8.count == other.utf8.count && zip(utf8, other.utf8).allSatisfy { lower($0) == lower($1) }
+    }
+
+    fileprivate func occurrences(of needle: String) -> Int {
+        let s = Array(utf8), n = Array(needle.utf8)
+        guard !n.isEmpty, s.count >= n.count else { return 0 }
+        return (0...(s.count - n.count)).filter { s[$0..<($0 + n.count)].elementsEqual(n) }.count
     }
 
     fileprivate func replacingFirst(_ old: String, with new: String) -> String {
