@@ -480,13 +480,9 @@ private struct Harness {
 
     mutating func succeeded(_ request: Request, trailers: HTTPFields, then: Machine.AfterResponse) {
         guard let head = request.head else { return check(false, "success before a head") }
-        // RFC 9110 §9.3.6: any 2xx to CONNECT switches the connection to a tunnel. Known finding
-        // (Fuzz/FailCases/FuzzConnection/connect-204-kept-alive, Fuzz/README.md "Findings"): the
-        // parser frames a 204 to CONNECT as `.none` and the machine keeps the connection for the
-        // next request. Until that is fixed, a 204 to CONNECT is held to a plain 204's rules here,
-        // so that fuzzing goes on past it; the regression test records it as a known issue.
-        let knownConnect204 = request.method == .CONNECT && head.status == 204
-        let tunnel = request.method == .CONNECT && (200..<300).contains(head.status) && !knownConnect204
+        // RFC 9110 §9.3.6: any 2xx to CONNECT, 204 included, switches the connection to a tunnel
+        // (a finding of this target: Fuzz/FailCases/FuzzConnection/connect-204-kept-alive).
+        let tunnel = request.method == .CONNECT && (200..<300).contains(head.status)
         check((then == .tunnel) == tunnel && (head.framing == .tunnel) == tunnel, "then \(then) framing \(head.framing) for \(request.method) → \(head.status)")
         switch head.framing {
         case .contentLength(let n): check(UInt64(request.bodyReceived) == n, "\(request.bodyReceived) body bytes for Content-Length \(n)")

@@ -21,8 +21,8 @@ public struct ChunkedDecoder: Sendable {
     private enum State: Sendable {
         case size
         case sizeWhitespace
-        /// Inside chunk extensions; where exactly is ``ChunkedDecoder/extensionPhase``.
-        case sizeExtension
+        /// Inside chunk extensions, at this point of their grammar.
+        case sizeExtension(ChunkExtensionPhase)
         case sizeLF
         case data(remaining: UInt64)
         case dataCR
@@ -35,7 +35,6 @@ public struct ChunkedDecoder: Sendable {
     private var digits = 0
     private var size: UInt64 = 0
     private var extensionBytes = 0
-    private var extensionPhase = ChunkExtensionPhase.beforeName
     private var chunkCount = 0
     private var dataBytes: UInt64 = 0
     private var trailerScanner = HeaderBlockScanner(kind: .none)
@@ -217,7 +216,6 @@ public struct ChunkedDecoder: Sendable {
         var digits = self.digits
         var size = self.size
         var extensionBytes = self.extensionBytes
-        var extensionPhase = self.extensionPhase
         let maxDigits = configuration.maxChunkSizeDigits
         let maxExtension = configuration.maxChunkExtensionBytes
         let allowBareLF = configuration.allowBareLF
@@ -239,8 +237,7 @@ public struct ChunkedDecoder: Sendable {
                     } else if byte == UInt8(ascii: "\r") {
                         state = .sizeLF
                     } else if byte == UInt8(ascii: ";") {
-                        state = .sizeExtension
-                        extensionPhase = .beforeName
+                        state = .sizeExtension(.beforeName)
                     } else if ByteClass.isWhitespace(byte) {
                         state = .sizeWhitespace
                     } else if byte == UInt8(ascii: "\n") {
@@ -252,12 +249,11 @@ public struct ChunkedDecoder: Sendable {
                 case .sizeWhitespace:
                     // BWS is allowed only before a chunk extension (RFC 9112 §7.1.1).
                     if byte == UInt8(ascii: ";") {
-                        state = .sizeExtension
-                        extensionPhase = .beforeName
+                        state = .sizeExtension(.beforeName)
                     } else if !ByteClass.isWhitespace(byte) {
                         throw HTTPParserError(.invalidChunkSize, offset: base &+ i)
                     }
-                case .sizeExtension:
+                case .sizeExtension(let extensionPhase):
                     // RFC 9112 §7.1.1, checked and then ignored. The line may end only after a
                     // name or a whole value; a CR or LF anywhere else breaks the grammar.
                     if byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n") {
@@ -278,7 +274,7 @@ public struct ChunkedDecoder: Sendable {
                         guard let next = extensionPhase.next(byte) else {
                             throw HTTPParserError(.invalidChunkExtension, offset: base &+ i)
                         }
-                        extensionPhase = next
+                        state = .sizeExtension(next)
                     }
                 case .sizeLF:
                     guard byte == UInt8(ascii: "\n") else { throw HTTPParserError(.missingLF, offset: base &+ i) }
@@ -314,7 +310,6 @@ public struct ChunkedDecoder: Sendable {
         self.digits = digits
         self.size = size
         self.extensionBytes = extensionBytes
-        self.extensionPhase = extensionPhase
         buffer.moveReaderIndex(forwardBy: used)
         offset &+= used
         switch state {
