@@ -146,9 +146,15 @@ extension SessionTask {
             decide(attempt: attempt, response: response) { task in
                 switch hook(task, challenge) {
                 case .useCredential(let credential) where challenge.scheme.lowercased() == "basic":
+                    let field: HTTPField
+                    do {
+                        field = try HTTPField.basicAuthorization(credential, proxy: challenge.isProxy)
+                    } catch {
+                        return .fail(error)
+                    }
                     var next = request
                     next.headers.remove(name: challenge.isProxy ? "Proxy-Authorization" : "Authorization")
-                    next.headers.append(HTTPField.basicAuthorization(credential, proxy: challenge.isProxy))
+                    next.headers.append(field)
                     task.core.withLock { $0.authenticationFailures += 1 }
                     return .follow(next, visit: nil)
                 case .useCredential, .performDefaultHandling:
@@ -429,10 +435,21 @@ extension Response {
 }
 
 extension HTTPField {
-    /// `Authorization: Basic …` (RFC 7617 §2: user-id ":" password, UTF-8, base64).
-    static func basicAuthorization(_ credential: Credential, proxy: Bool) -> HTTPField {
-        let token = Data("\(credential.user):\(credential.password)".utf8).base64EncodedString()
-        // Base64 and the scheme name are always valid field-value characters.
-        return try! HTTPField(name: proxy ? "Proxy-Authorization" : "Authorization", value: "Basic \(token)")
+    /// `Authorization: Basic …` or `Proxy-Authorization: Basic …` (RFC 7617 §2), built by the
+    /// transport's one Basic encoder.
+    ///
+    /// - Throws: ``CourierError`` `.invalidHeader` (phase `serialize`) for credentials Basic
+    ///   cannot carry: a `:` in the user-id, or a control character (RFC 7617 §2).
+    static func basicAuthorization(username: String, password: String, proxy: Bool = false) throws(CourierError) -> HTTPField {
+        do {
+            let value = try basicAuthorizationValue(username: username, password: password)
+            return try HTTPField(name: proxy ? "Proxy-Authorization" : "Authorization", value: value)
+        } catch {
+            throw CourierError(.invalidHeader, detail: "Basic credentials refused: \(error) (RFC 7617 §2)")
+        }
+    }
+
+    static func basicAuthorization(_ credential: Credential, proxy: Bool) throws(CourierError) -> HTTPField {
+        try basicAuthorization(username: credential.user, password: credential.password, proxy: proxy)
     }
 }

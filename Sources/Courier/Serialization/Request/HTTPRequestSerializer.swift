@@ -58,13 +58,12 @@ public struct HTTPRequestSerializer: RequestSerializer, HTTPRequestSerializing {
     /// (the `charset="UTF-8"` of §2.1), then base64 (RFC 4648 §4).
     ///
     /// - Throws: ``CourierError`` `.invalidHeader` when the username contains `:`, which
-    ///   RFC 7617 §2 forbids (the server could not tell where the password starts).
+    ///   RFC 7617 §2 forbids (the server could not tell where the password starts), or either
+    ///   contains a control character.
     public mutating func setAuthorizationHeader(username: String, password: String) throws(CourierError) {
-        guard !username.contains(":") else {
-            throw CourierError(.invalidHeader, detail: "a Basic authentication user-id must not contain ':' (RFC 7617 §2)")
-        }
-        let credentials = Data("\(username):\(password)".utf8).base64EncodedString()
-        try setValue("Basic \(credentials)", forHTTPHeaderField: "Authorization")
+        let field = try HTTPField.basicAuthorization(username: username, password: password)
+        httpRequestHeaders.remove(name: "Authorization")
+        httpRequestHeaders.append(field)
     }
 
     /// Removes the default `Authorization` header.
