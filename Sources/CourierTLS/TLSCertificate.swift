@@ -50,8 +50,9 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether this certificate names `host`, judged the way `.full` verification judges the
-    /// leaf: a DNS name against the DNS subjectAltNames (RFC 6125 §6.4, a wildcard only as the
-    /// whole left-most label, `X509_check_host` with `X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS`), an
+    /// leaf: a DNS name against the DNS subjectAltNames only — never the subject Common Name
+    /// (RFC 9525 §6.3, RFC 9110 §4.3.4) — with a wildcard only as the whole left-most label
+    /// (`X509_check_host` with ``ServerIdentity/dnsCheckFlags``), an
     /// IP literal (IPv4, or IPv6 with or without brackets) against the IP subjectAltNames
     /// (`X509_check_ip_asc`). For a policy that checks the name itself when chain verification
     /// is off. False for an empty host or a certificate OpenSSL cannot parse.
@@ -61,7 +62,7 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
         defer { OpenSSLErrorQueue.clear() }
         switch identity {
         case .dns(let name):
-            return name.withCString { X509_check_host(x, $0, strlen($0), UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS), nil) } == 1
+            return name.withCString { X509_check_host(x, $0, strlen($0), ServerIdentity.dnsCheckFlags, nil) } == 1
         case .ip(let address):
             return X509_check_ip_asc(x, address, 0) == 1
         }

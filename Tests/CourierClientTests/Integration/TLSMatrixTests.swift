@@ -97,6 +97,14 @@ import Testing
         }
     }
 
+    @Test func commonNameOnlyCertificateFails() throws {
+        // CN=localhost and no subjectAltName: RFC 9525 §6.3 and RFC 9110 §4.3.4 forbid the CN-ID.
+        try Self.withServer("cnonly-chain.pem", "cnonly.key") { client, server throws in
+            #expect(try Self.verificationFailure(client, "\(server.baseURL)/hello") == .hostnameMismatch)
+            #expect(server.requests.isEmpty)
+        }
+    }
+
     @Test func selfSignedFails() throws {
         try Self.withServer("selfsigned.pem", "selfsigned.key") { client, server throws in
             #expect(try Self.verificationFailure(client, "\(server.baseURL)/hello") == .selfSigned)

@@ -167,6 +167,21 @@ import Testing
         }
     }
 
+    @Test func allowInvalidWithDomainValidationRefusesACommonNameOnlyCertificate() throws {
+        // The policy's own name check must not fall back to the subject CN (RFC 9525 §6.3).
+        let policies = [
+            try SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [H.certificate("cnonly.pem")], allowInvalidCertificates: true),
+            try SecurityPolicy(publicKeyPins: [H.pin("cnonly.pem")], allowInvalidCertificates: true),
+        ]
+        for policy in policies {
+            let table = Self.table(policy)
+            try H.withServer("cnonly-chain.pem", "cnonly.key", table: table) { client, server in
+                let outcome = try H.fetch(client, table, "\(server.baseURL)/hello")
+                Self.expectRejected(outcome, .hostnameMismatch(host: "localhost", certificateSubject: "/CN=localhost"), server)
+            }
+        }
+    }
+
     @Test func allowInvalidAcceptsAnExpiredPinnedCertificate() throws {
         let table = Self.table(try SecurityPolicy(
             pinningMode: .certificate, pinnedCertificates: [H.certificate("expired.pem")], allowInvalidCertificates: true))
@@ -200,6 +215,21 @@ import Testing
         for policy in policies {
             let table = Self.table(policy)
             try H.withServer("wronghost-chain.pem", "wronghost.key", table: table) { client, server in
+                let outcome = try H.fetch(client, table, "\(server.baseURL)/hello")
+                Self.expectRejected(outcome, .certificateVerificationFailed(host: "localhost", .hostnameMismatch), server)
+            }
+        }
+    }
+
+    @Test func aCommonNameOnlyCertificateIsRejectedWithOrWithoutPins() throws {
+        let policies = [
+            SecurityPolicy.default,
+            try SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [H.certificate("cnonly.pem")]),
+            try SecurityPolicy(publicKeyPins: [H.pin("cnonly.pem")]),
+        ]
+        for policy in policies {
+            let table = Self.table(policy)
+            try H.withServer("cnonly-chain.pem", "cnonly.key", table: table) { client, server in
                 let outcome = try H.fetch(client, table, "\(server.baseURL)/hello")
                 Self.expectRejected(outcome, .certificateVerificationFailed(host: "localhost", .hostnameMismatch), server)
             }
