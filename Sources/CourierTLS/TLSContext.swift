@@ -41,6 +41,10 @@ public final class TLSContext: @unchecked Sendable {
         self.serverALPN = nil
         // From here on `deinit` frees the context if a step below throws.
         try applyCommon(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
+        // Security level 2 at least (OpenSSL 3.2's default; some builds still default to 1): RSA,
+        // DSA and DH keys below 2048 bits, EC keys below 224 bits and SHA-1 signatures in the
+        // server's chain fail verification as `weakKey` / `weakSignatureAlgorithm`.
+        if SSL_CTX_get_security_level(ctx) < 2 { SSL_CTX_set_security_level(ctx, 2) }
         try loadTrustRoots(configuration.trustRoots)
         SSL_CTX_set_verify(ctx, configuration.verification == .none ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nil)
         if configuration.certificateChainFile != nil || configuration.privateKeyFile != nil {

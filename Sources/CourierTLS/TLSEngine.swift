@@ -205,6 +205,9 @@ public final class TLSEngine {
                             message: "\(verifyErrorString(verifyResult)) (\(verifyResult)); \(drained.message)",
                             peerAlert: drained.peerAlert)
         }
+        if drained.isProtocolVersionMismatch {
+            return TLSError(.protocolVersionMismatch, message: messageOr(drained, "no protocol version in common"), peerAlert: drained.peerAlert)
+        }
         // OpenSSL itself rejects a ServerHello whose ALPN protocol the client did not offer.
         if drained.contains(sslReason: SSL_R_BAD_EXTENSION, in: "tls_parse_stoc_alpn") {
             return TLSError(.alpnMismatch, message: "the server selected an ALPN protocol that was not offered: \(drained.message)")
