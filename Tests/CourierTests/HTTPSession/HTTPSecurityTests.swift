@@ -119,6 +119,20 @@ import Testing
         }
     }
 
+    @Test func certificateFingerprintPins() throws {
+        let leaf = SecurityPolicy.certificateFingerprint(of: try Self.certificate("valid.pem"))
+        try withHTTPSession(tls: Self.validTLS, securityPolicy: try SecurityPolicy(certificateFingerprints: [leaf])) { manager, server in
+            Self.serveHello(server)
+            #expect(Self.text(manager, "hello") == "hello")
+        }
+        let wrong = try SecurityPolicy(certificateFingerprints: [SecurityPolicy.certificateFingerprint(of: try Self.certificate("other-ca.pem"))])
+        let seen = try ["valid.pem", "intermediate.pem", "ca.pem"].map { SecurityPolicy.certificateFingerprint(of: try Self.certificate($0)) }
+        try withHTTPSession(tls: Self.validTLS, securityPolicy: wrong) { manager, server in
+            Self.serveHello(server)
+            Self.expectRejected(try Self.fetch(manager, "hello"), .noPinnedFingerprintInChain(host: "localhost", seenFingerprints: seen), server)
+        }
+    }
+
     @Test func aPerHostPolicyAppliesToItsHostOnly() throws {
         // A leaf naming both localhost and 127.0.0.1, from a root the session is told to trust.
         let tls = ServerTLS(certificateChain: "untrusted-chain.pem", privateKey: "untrusted.key")
