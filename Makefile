@@ -2,17 +2,19 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip FuzzResponseSerializers
+FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip FuzzResponseSerializers FuzzURL FuzzConnection
 
-.PHONY: all build demo test deps linkage test-only test-tsan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
+.PHONY: all build demo test deps linkage test-only test-tsan test-asan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
 
 all: build
 
-# System libraries the C module maps need (OpenSSL, zlib), pkg-config to find them, and iproute2
-# (`ip`) for the path monitor's network-namespace test.
+# System libraries the C module maps need (OpenSSL, zlib), pkg-config to find them, iproute2
+# (`ip`) for the path monitor's network-namespace test, the openssl CLI (the OCSP responder the
+# revocation tests run) and nginx for the OCSP stapling test against a real server (skipped where
+# it is missing).
 deps:
 	@missing=""; \
-	for p in libssl-dev zlib1g-dev pkg-config iproute2; do \
+	for p in libssl-dev zlib1g-dev pkg-config iproute2 openssl nginx; do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -31,9 +33,9 @@ demo: deps
 	$(SWIFT) build --product CourierDemo
 	"$$($(SWIFT) build --show-bin-path)/CourierDemo"
 
-# The whole suite: the layering check, every Swift Testing test, then the concurrent suites
-# again under ThreadSanitizer.
-test: deps linkage test-only test-tsan
+# The whole suite: the layering check, every Swift Testing test, every test again under
+# AddressSanitizer, then the concurrent suites again under ThreadSanitizer.
+test: deps linkage test-only test-asan test-tsan
 
 # Socket tests count /proc/self/fd, which is process-wide: they run one at a time, after the
 # pure tests (which run in parallel).
@@ -47,9 +49,18 @@ test-only:
 # own build directory (a sanitized build cannot share .build with the normal one).
 # -DCOURIER_TSAN swaps Synchronization.Mutex for a pthread lock TSan can see (TSanMutex.swift):
 # TSan does not understand the futex-based Mutex and would report every locked access.
+# -DCOURIER_SANITIZED (both sanitizers) leaves out the assertions on resident memory: shadow
+# memory and AddressSanitizer's quarantine of freed blocks grow on their own.
 TSAN_FILTER := CourierPosixTests|PoolLimitTests|KeepAliveTests|CancellationTests|StaleRetryTests|BackpressureTests|TimeoutTests|FailureModeTests|DataTaskTests|SuspendTests|ManyTasksTests|TaskControlTests|SessionHookTests|ResumeDownloadTests|ProgressReportingTests|HTTPAsyncTests|SessionEventTests
 test-tsan: deps
-	$(SWIFT) test --disable-xctest --sanitize=thread -Xswiftc -DCOURIER_TSAN --scratch-path .build-tsan --filter '$(TSAN_FILTER)'
+	$(SWIFT) test --disable-xctest --sanitize=thread -Xswiftc -DCOURIER_TSAN -Xswiftc -DCOURIER_SANITIZED --scratch-path .build-tsan --filter '$(TSAN_FILTER)'
+
+# Every test under AddressSanitizer (and LeakSanitizer, which it runs at exit), in its own build
+# directory, split like test-only (socket tests count descriptors process-wide).
+ASAN_FLAGS := --disable-xctest --sanitize=address -Xswiftc -DCOURIER_SANITIZED --scratch-path .build-asan
+test-asan: deps
+	$(SWIFT) test $(ASAN_FLAGS) --skip '$(SOCKET_TESTS)'
+	$(SWIFT) test $(ASAN_FLAGS) --no-parallel --filter '$(SOCKET_TESTS)'
 
 # CourierCore and CourierHTTP1 must not import or link Foundation: check the sources, then the
 # dynamic dependencies of a small binary that links both.
@@ -67,6 +78,19 @@ linkage: deps
 	@bin="$$($(SWIFT) build --show-bin-path)/CourierDemo"; \
 	if ldd "$$bin" | grep -E 'libFoundation(Networking|XML)?\.so'; then echo "linkage: Courier links more than FoundationEssentials"; exit 1; fi; \
 	echo "linkage: Courier links FoundationEssentials only"
+
+# Soak under faults (docs/RELIABILITY.md): SOAK_REQUESTS GETs through HTTPClient and
+# SOAK_SESSION_REQUESTS through SessionManager at c=64 against nginx, a faulty upstream and a
+# fault-injecting relay on loopback (Soak/run.sh installs nginx and stops everything it starts).
+# SOAK_CONFIG=debug reuses the debug build (CI's short run).
+SOAK_REQUESTS ?= 1000000
+SOAK_SESSION_REQUESTS ?= 200000
+SOAK_CONFIG ?= release
+.PHONY: soak
+soak: deps
+	$(SWIFT) build -c $(SOAK_CONFIG) --product CourierSoak
+	SOAK_REQUESTS=$(SOAK_REQUESTS) SOAK_SESSION_REQUESTS=$(SOAK_SESSION_REQUESTS) \
+	  ./Soak/run.sh "$$($(SWIFT) build -c $(SOAK_CONFIG) --show-bin-path)/CourierSoak"
 
 # libFuzzer targets (see Fuzz/README.md). FUZZ_SECONDS per target.
 fuzz-build: deps
@@ -105,4 +129,4 @@ bench-client: deps
 	python3 Benchmarks/Client/run.py
 
 clean:
-	rm -rf .build .build-tsan Fuzz/.build Benchmarks/.build
+	rm -rf .build .build-tsan .build-asan Fuzz/.build Benchmarks/.build

@@ -61,7 +61,7 @@ let package = Package(
         // module that may import FoundationEssentials (URL, Data, Codable), and nothing more.
         .target(
             name: "Courier",
-            dependencies: ["CourierClient", "CourierCore", "CourierHTTP1", "CourierTLS"],
+            dependencies: ["CourierClient", "CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS"],
             swiftSettings: swiftSettings
         ),
 
@@ -69,6 +69,14 @@ let package = Package(
         .executableTarget(
             name: "CourierDemo",
             dependencies: ["Courier", "CourierTestSupport", "CCourierZlib"],  // zlib: gunzip to check a download
+            swiftSettings: swiftSettings
+        ),
+
+        // `make soak`: idempotent GETs through HTTPClient and SessionManager against nginx, a
+        // faulty upstream and a fault-injecting relay (Soak/run.sh); checks docs/RELIABILITY.md.
+        .executableTarget(
+            name: "CourierSoak",
+            dependencies: ["Courier", "CourierClient", "CourierCore", "CourierHTTP1", "CourierTestSupport"],
             swiftSettings: swiftSettings
         ),
 
@@ -119,6 +127,12 @@ let package = Package(
             name: "CourierClientTests",
             // CCourierZlib: the decompression tests compress their response bodies at run time.
             dependencies: ["CourierClient", "CourierHTTP1", "CourierCore", "CourierPosix", "CourierTLS", "CourierTestSupport", "CCourierZlib"],
+            swiftSettings: swiftSettings
+        ),
+        // Imports only `Courier`: proves that one import is enough to configure everything.
+        .testTarget(
+            name: "CourierImportTests",
+            dependencies: ["Courier"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

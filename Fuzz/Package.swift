@@ -59,6 +59,18 @@ let package = Package(
             dependencies: ["FuzzSupport"] + courier,
             swiftSettings: swiftSettings
         ),
+        // The client layer: URL parsing, resolution and redirect decisions; the connection state
+        // machine driven by bytes and events.
+        .executableTarget(
+            name: "FuzzURL",
+            dependencies: ["FuzzSupport", .product(name: "CourierClient", package: rootIdentity)] + courier,
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzConnection",
+            dependencies: ["FuzzSupport", .product(name: "CourierClient", package: rootIdentity)] + courier,
+            swiftSettings: swiftSettings
+        ),
         // The Courier layer: response header values and bodies through every response serializer.
         .executableTarget(
             name: "FuzzResponseSerializers",

@@ -315,5 +315,264 @@ reset("FuzzRequestRoundTrip")
 for name, data in sorted(requests.items()):
     write("FuzzRequestRoundTrip", name, data)
 
-for t in ("FuzzResponseParser", "FuzzChunkedDecoder", "FuzzContentDecoder", "FuzzRequestRoundTrip"):
+# ---------------------------------------------------------------------------------------------
+# FuzzURL: base(1) request(1) configuration(1) fields(1) history(1), a length-prefixed URL,
+# then the Location (see the layout comment in FuzzURL.swift).
+STATUS = {301: 0, 302: 1, 303: 2, 307: 3, 308: 4, 300: 5, 304: 6, 200: 7}
+URL_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"]
+URL_BODY = {"none": 0, "replayable": 1, "stream": 2}
+ALL_FIELDS = 0xFF & ~0x10   # every field but the second Host
+
+
+def url_seed(location, base=0, url="", status=302, method="GET", body="none", follow=True,
+             allow_downgrade=True, maximum=0, no_location=False, fields=0, history=0):
+    r = STATUS[status] | URL_METHODS.index(method) << 3 | URL_BODY[body] << 6
+    c = (0 if follow else 1) | (0 if allow_downgrade else 2) | maximum << 2 | (0xE0 if no_location else 0)
+    if isinstance(url, str):
+        url = url.encode()
+    if isinstance(location, str):
+        location = location.encode()
+    return bytes([base, r, c, fields, history]) + bytes([len(url)]) + url + location
+
+
+# RFC 3986 §5.4: every normal and abnormal example against its base "http://a/b/c/d;p?q" (base 0).
+rfc_references = [
+    "g:h", "g", "./g", "g/", "/g", "//g", "?y", "g?y", "#s", "g#s", "g?y#s", ";x", "g;x", "g;x?y#s", "",
+    ".", "./", "..", "../", "../g", "../..", "../../", "../../g",
+    "../../../g", "../../../../g", "/./g", "/../g", "g.", ".g", "g..", "..g", "./../g", "./g/.", "g/./h",
+    "g/../h", "g;x=1/./y", "g;x=1/../y", "g?y/./x", "g?y/../x", "g#s/./x", "g#s/../x", "http:g",
+]
+statuses = [301, 302, 303, 307, 308]
+seeds = {}
+for i, ref in enumerate(rfc_references):
+    seeds["rfc3986-%02d" % i] = url_seed(ref, status=statuses[i % 5], method=URL_METHODS[i % 8],
+                                         body=["none", "replayable", "stream"][i % 3], fields=ALL_FIELDS if i % 2 else 0)
+hostile = {
+    "other-origin": ("//evil.example/steal", dict(base=1, fields=ALL_FIELDS)),
+    "other-origin-credentials": ("https://user:pw@evil.example/", dict(base=1, fields=ALL_FIELDS)),
+    "same-origin-keeps-credentials": ("/next", dict(base=1, fields=ALL_FIELDS, status=307, method="PUT", body="replayable")),
+    "other-port": ("http://a:8080/b", dict(fields=ALL_FIELDS)),
+    "default-port-same-origin": ("http://a:80/x", dict(fields=ALL_FIELDS | 0x10)),
+    "downgrade": ("http://example.com:8443/dir/file", dict(base=1)),
+    "downgrade-refused": ("http://www.example.com/", dict(base=5, allow_downgrade=False)),
+    "into-unix-socket": ("http+unix://%2Fvar%2Frun%2Fdocker.sock/containers/json", dict(base=0)),
+    "unix-same-socket": ("/api/v2?x", dict(base=4)),
+    "unix-other-socket": ("http+unix://%2Ftmp%2Fother.sock/", dict(base=4)),
+    "file-scheme": ("file:///etc/passwd", {}),
+    "javascript": ("javascript:alert(1)", {}),
+    "header-injection": ("/a\r\nSet-Cookie: x=1", {}),
+    "spaces-trimmed": (" \t/spaced path?q=a b \t", {}),
+    "non-ascii": ("/caf\u00e9/\u2603".encode(), {}),
+    "invalid-utf8": (b"/\xff\xfe", {}),
+    "ipv6-port-zero": ("http://[::1]:0/", {}),
+    "ipv6-zone": ("https://[fe80::1%25eth0]/", {}),
+    "ipv6-mapped": ("//[::ffff:1.2.3.4]:443/x", dict(base=3)),
+    "ipv6-long": ("//[2001:0DB8:0000:0000:0000:0000:0000:0001]/", dict(base=2)),
+    "ipvfuture": ("http://[v1.x]/", {}),
+    "ipv4-five-parts": ("http://1.2.3.4.5/", {}),
+    "ipv4-hex": ("http://0x7f.0.0.1/", {}),
+    "ipv4-short": ("http://127.1/", {}),
+    "ipv4-leading-zero": ("http://127.0.0.01/", {}),
+    "empty-userinfo-host": ("//@", {}),
+    "two-at": ("http://a@b@c/", {}),
+    "port-too-big": ("http://h:65536/", {}),
+    "port-empty": ("http://h:/", {}),
+    "port-leading-zeros": ("http://h:0080/", {}),
+    "uppercase": ("HTTP://EXAMPLE.COM:80/A/../B", {}),
+    "lone-percent": ("/%", {}),
+    "bad-percent": ("/%zz", {}),
+    "encoded-dots": ("/%2e%2e/x", {}),
+    "encoded-password": ("http://user:pa%20ss@h/", dict(fields=ALL_FIELDS)),
+    "empty-query-fragment": ("//h?#", {}),
+    "only-query-fragment": ("?#", {}),
+    "space-in-host": ("http://exa mple.com/", {}),
+    "scheme-only": ("https:", {}),
+    "scheme-one-slash": ("http:/", {}),
+    "empty-host": ("http:///x", {}),
+    "digit-scheme": ("1http://h/", {}),
+    "loop": ("/a/b/c/d;p?q", dict(status=307)),
+    "loop-history": ("/g", dict(history=0b0101_01 | 2)),
+    "too-many": ("/g", dict(maximum=3, history=3)),
+    "no-location": ("", dict(no_location=True)),
+    "blank-location": ("  \t ", {}),
+    "not-followed-300": ("/g", dict(status=300)),
+    "disabled": ("/g", dict(follow=False)),
+    "post-303": ("/g", dict(status=303, method="POST", body="replayable", fields=ALL_FIELDS)),
+    "head-303": ("/g", dict(status=303, method="HEAD")),
+    "post-301": ("//other/g", dict(status=301, method="POST", body="stream", fields=ALL_FIELDS)),
+    "put-308-stream": ("/g", dict(status=308, method="PUT", body="stream")),
+    "custom-host-other-origin": ("//b/", dict(fields=0x10 | 0x01)),
+    "rfc-base-parsed": ("../x", dict(base=9, url="http://User:Pw@EXAMPLE.com:8080/a/b/../c/./d?q#f")),
+    "unix-base-parsed": ("x", dict(base=9, url="http+unix://%2Frun%2Fapp.sock/a/b")),
+    "ipv6-base-parsed": ("//[::1]/", dict(base=9, url="https://[2001:DB8::0:1]:443/")),
+    "bad-base-url": ("/x", dict(base=9, url="http://h\r\n/")),
+    "downgrade-with-credentials": ("http://user:secret@www.example.com/", dict(base=5, allow_downgrade=False)),
+    "loop-with-credentials": ("/dir/file?x=1", dict(base=1, status=307)),
+    "same-origin-inherits-credentials": ("https://example.com:8443/other", dict(base=1, fields=ALL_FIELDS)),
+}
+for name, (location, options) in hostile.items():
+    seeds[name] = url_seed(location, **options)
+reset("FuzzURL")
+for name, data in sorted(seeds.items()):
+    write("FuzzURL", name, data)
+
+# ---------------------------------------------------------------------------------------------
+# FuzzConnection: parser configuration(4) maximumUses(1), then operations (see the layout
+# comment in FuzzConnection.swift).
+CONN_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT"]
+CONN_VALUES = ["close", "keep-alive", "Close", "keep-alive, close", "upgrade", "KEEP-ALIVE"]
+CANNED = {
+    "200-length": 0, "200-chunked": 1, "204": 2, "304": 3, "100": 4, "103": 5, "101": 6, "10-keep-alive": 7,
+    "10-until-close": 8, "close": 9, "cl-te": 10, "connect-ok": 11, "417": 12, "bytes-after": 13,
+    "keep-alive-close": 14, "truncated": 15,
+}
+
+
+def start(method="GET", body="none", length=0, expect=False, replayable=True, http10=False, connection=None,
+          expect_field=False, host_field=False, bad_target=False, cl7=False, te=False):
+    kind = {"none": 0, "length": 1, "chunked": 2, "zero": 3}[body]
+    m = CONN_METHODS.index(method) | kind << 3 | (0x20 if expect else 0) | (0 if replayable else 0x40) | (0x80 if http10 else 0)
+    f = (CONN_VALUES.index(connection) if connection else 7) | (8 if expect_field else 0) | (0x10 if host_field else 0)
+    f |= (0x20 if bad_target else 0) | (0x40 if cl7 else 0) | (0x80 if te else 0)
+    return bytes([0, m, f]) + (bytes([length]) if kind == 1 else b"")
+
+
+def part(data):
+    return bytes([2, len(data)]) + data
+
+
+def end(trailer=False):
+    return bytes([3 | (0x10 if trailer else 0)])
+
+
+def recv(data, pieces=1):
+    """Response bytes in `pieces` roughly equal operations."""
+    if isinstance(data, str):
+        data = data.encode()
+    out = b""
+    size = max(1, -(-len(data) // pieces))
+    for i in range(0, len(data), size):
+        piece = data[i:i + size]
+        while piece:
+            out += bytes([4, len(piece[:255])]) + piece[:255]
+            piece = piece[255:]
+    return out
+
+
+def big(data):
+    return bytes([8]) + struct.pack("<H", len(data)) + data
+
+
+def canned(name):
+    return bytes([7, CANNED[name]])
+
+
+EOF, PAUSE, DEMAND, CANCEL = bytes([9]), bytes([10]), bytes([11]), bytes([13])
+
+
+def timeout(kind):
+    return bytes([12 | {"idle": 0, "total": 1, "continue": 2}[kind] << 4])
+
+
+def error(kind=0):
+    return bytes([14 | kind << 4])
+
+
+def conn_seed(ops, config=DEFAULT, uses=0):
+    return config + bytes([uses]) + b"".join(ops)
+
+
+connection = {
+    "reuse-three": conn_seed([start(), canned("200-length"), start(), canned("200-chunked"), start("HEAD"), canned("204")]),
+    "split-response": conn_seed([start(), recv("HTTP/1.1 200 OK\r\nContent-Length: 11\r\nA: b\r\n\r\nhello world", pieces=7)]),
+    "post-length": conn_seed([start("POST", "length", 5), part(b"hello"), canned("200-length")]),
+    "put-chunked-trailer": conn_seed([start("PUT", "chunked"), part(b"abc"), part(b""), part(b"defgh"), end(True), canned("200-chunked"), start(), canned("200-length")]),
+    "expect-continue": conn_seed([start("PUT", "length", 3, expect=True), canned("100"), part(b"abc"), canned("200-length")]),
+    "expect-field": conn_seed([start("POST", "chunked", expect_field=True), recv("HTTP/1.1 100 Continue\r\n\r\n", 3), part(b"x"), end(), canned("200-length")]),
+    "continue-timeout": conn_seed([start("PUT", "length", 3, expect=True), timeout("continue"), part(b"abc"), canned("200-length")]),
+    "expect-refused": conn_seed([start("PUT", "length", 3, expect=True), canned("417"), start()]),
+    "early-response": conn_seed([start("POST", "length", 10), part(b"abc"), canned("200-length"), part(b"defg")]),
+    "until-close": conn_seed([start(), canned("10-until-close"), recv("more"), EOF]),
+    "stale-reused-retry": conn_seed([start(), canned("200-length"), start(), EOF]),
+    "stale-not-replayable": conn_seed([start(), canned("200-length"), start("POST", "length", 2, replayable=False), part(b"ab"), EOF]),
+    "stale-put-not-replayable": conn_seed([start(), canned("200-length"), start("PUT", "length", 2, replayable=False), part(b"ab"), EOF]),
+    "stale-post": conn_seed([start("PUT", "length", 1), part(b"a"), canned("200-length"), start("POST", "length", 1), part(b"b"), EOF]),
+    "first-request-eof": conn_seed([start(), EOF]),
+    "eof-mid-head": conn_seed([start(), canned("200-length"), start(), recv("HTTP/1.1 200 O"), EOF]),
+    "response-close": conn_seed([start(), canned("close"), start()]),
+    "request-close": conn_seed([start(connection="close"), canned("200-length"), start()]),
+    "request-keep-alive-close": conn_seed([start(connection="keep-alive, close"), canned("200-length")]),
+    "http10-no-keep-alive": conn_seed([start(http10=True), canned("10-keep-alive")]),
+    "http10-keep-alive": conn_seed([start(http10=True, connection="KEEP-ALIVE"), canned("10-keep-alive"), start(), canned("200-length")]),
+    "cl-te-strict": conn_seed([start(), canned("cl-te")]),
+    "cl-te-lenient": conn_seed([start(), canned("cl-te"), start()], config=CLTE),
+    "bytes-after-message": conn_seed([start(), canned("bytes-after"), start()]),
+    "connect-tunnel": conn_seed([start("CONNECT"), recv("HTTP/1.1 200 OK\r\n\r\n\x16\x03\x01"), start()]),
+    "connect-refused": conn_seed([start("CONNECT"), recv("HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 2\r\n\r\nno"), start(), canned("200-length")]),
+    "switching-protocols": conn_seed([start(), canned("101")]),
+    "early-hints": conn_seed([start(), canned("103"), canned("200-length"), start(), canned("304")]),
+    "pause-demand": conn_seed([start(), recv("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nab"), PAUSE, recv("cd"), DEMAND, recv("ef"), start(), canned("200-length")]),
+    "pause-eof": conn_seed([start(), recv("HTTP/1.1 200 OK\r\n\r\nab"), PAUSE, EOF, DEMAND]),
+    "idle-timeout": conn_seed([start(), timeout("idle"), start()]),
+    "total-timeout-mid-body": conn_seed([start(), recv("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nab"), timeout("total")]),
+    "cancel": conn_seed([start("POST", "chunked"), part(b"x"), CANCEL, CANCEL]),
+    "socket-error": conn_seed([start(), recv("HTTP/1.1 200 OK\r\n"), error(1)]),
+    "idle-error": conn_seed([start(), canned("200-length"), error(0)]),
+    "unsolicited-bytes": conn_seed([start(), canned("200-length"), recv("HTTP/1.1 200 OK\r\n\r\n")]),
+    "idle-eof": conn_seed([start(), canned("204"), EOF, start()]),
+    "maximum-uses-1": conn_seed([start(), canned("200-length"), start()], uses=1),
+    "maximum-uses-2": conn_seed([start(), canned("200-length"), start(), canned("200-chunked"), start()], uses=2),
+    "body-overflow": conn_seed([start("POST", "length", 3), part(b"abcd")]),
+    "body-short": conn_seed([start("POST", "length", 5), part(b"ab"), end()]),
+    "head-with-length": conn_seed([start("HEAD"), recv("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"), start(), canned("200-length")]),
+    "truncated-body": conn_seed([start(), canned("truncated"), EOF]),
+    "keep-alive-close-response": conn_seed([start(), canned("keep-alive-close")]),
+    "invalid-target": conn_seed([start(bad_target=True), start(), canned("200-length")]),
+    "http10-chunked": conn_seed([start("POST", "chunked", http10=True), start()]),
+    "conflicting-length": conn_seed([start("POST", "length", 5, cl7=True), start("POST", "length", 7, cl7=True), part(b"1234567"), canned("200-length")]),
+    "te-field": conn_seed([start("PUT", "chunked", te=True, host_field=True), part(b"abc"), end(), canned("200-length")]),
+    "zero-length": conn_seed([start("POST", "zero"), canned("200-length"), start("DELETE", "zero", expect=True), canned("204")]),
+    "large-body": conn_seed([start(), big(b"HTTP/1.1 200 OK\r\nContent-Length: 3000\r\n\r\n" + bytes(rng.randrange(256) for _ in range(3000))), start(), canned("200-length")]),
+    "chunked-split": conn_seed([start(), recv("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=1\r\nhello\r\n0\r\nT: v\r\n\r\n", pieces=20), start(), canned("200-length")]),
+    "lenient-bare-lf": conn_seed([start(), recv("HTTP/1.1 200 OK\nContent-Length: 2\n\nok"), start(), canned("200-length")], config=LENIENT),
+    "small-limits": conn_seed([start(), recv("HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\nE: 5\r\nContent-Length: 1\r\n\r\nx")], config=SMALL),
+    "parse-error": conn_seed([start(), recv("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nxx"), start()]),
+}
+reset("FuzzConnection")
+for name, data in sorted(connection.items()):
+    write("FuzzConnection", name, data)
+
+# ---------------------------------------------------------------------------------------------
+# Seeds added later, with their own generator so the files above stay byte-identical.
+later = random.Random(20261125)
+
+
+def later_cuts():
+    return struct.pack("<HHH", *(later.randrange(0, 0x10000) for _ in range(3)))
+
+
+later_responses = {
+    # RFC 9110 §2.5: a higher minor version is processed as HTTP/1.1.
+    "http12-version": (DEFAULT, b"HTTP/1.2 200 OK\r\nContent-Length: 1\r\n\r\naHTTP/1.9 204 No Content\r\n\r\n", GET),
+    # The first offending byte decides: an HTTP/0.9-style reply is an invalid version at byte 0.
+    "http09-reply": (DEFAULT, b"hello world\n", GET),
+    "ext-grammar": (DEFAULT, b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1 ; a = \"q\\\"\" ;b\r\nx\r\n1;a=\"b\r\ny\r\n0\r\n\r\n", GET),
+}
+for i, (name, (config, stream, method)) in enumerate(sorted(later_responses.items())):
+    write("FuzzResponseParser", name, config + bytes([(i & 3) | (method << 2)]) + later_cuts() + stream)
+
+later_chunked = {
+    # RFC 9112 §7.1.1 chunk-ext: valid forms, then each way of breaking it.
+    "ext-valid-forms": (DEFAULT, b"1;a\r\na\r\n1;a=b\r\nb\r\n1 ;\tx = \"q \\\" \xe9\" ; y=z\r\nc\r\n0;last\r\n\r\n"),
+    "ext-empty": (DEFAULT, b"2;\r\nab\r\n0\r\n\r\n"),
+    "ext-no-value": (DEFAULT, b"2;a=\r\nab\r\n0\r\n\r\n"),
+    "ext-unterminated-quote": (DEFAULT, b"5;a=\"b\r\nhello\r\n0\r\n\r\n"),
+    "ext-space-in-name": (DEFAULT, b"2;a b\r\nab\r\n0\r\n\r\n"),
+    "ext-obs-text": (DEFAULT, b"2;a=\xe9\r\nab\r\n0\r\n\r\n"),
+}
+for i, (name, (config, body)) in enumerate(sorted(later_chunked.items())):
+    mode = (i % 4) | ((i % 2) << 2) | ((i % 3 == 0) << 3)
+    write("FuzzChunkedDecoder", name, config + bytes([mode]) + later_cuts() + body)
+
+for t in ("FuzzResponseParser", "FuzzChunkedDecoder", "FuzzContentDecoder", "FuzzRequestRoundTrip", "FuzzURL", "FuzzConnection"):
     print(t, len(os.listdir(os.path.join(HERE, "Corpus", t))), "seeds")

@@ -5,3 +5,4 @@
 #include <openssl/x509v3.h>
 #include <openssl/evp.h>
 #include <openssl/bio.h>
+#include <openssl/ocsp.h>

@@ -1,12 +1,43 @@
 // The lower-layer types that appear in Courier's public API, re-exported so that `import Courier`
 // is enough to use it. Everything else below CourierClient's public API stays hidden.
+// `Tests/CourierImportTests` imports `Courier` alone and names each of them.
 @_exported import struct CourierCore.ByteBuffer
+@_exported import struct CourierCore.Deadline
+@_exported import struct CourierCore.TimeAmount
+@_exported import struct CourierHTTP1.ContentDecoderLimits
 @_exported import struct CourierHTTP1.HTTPField
 @_exported import struct CourierHTTP1.HTTPFieldError
 @_exported import struct CourierHTTP1.HTTPFields
 @_exported import struct CourierHTTP1.HTTPMethod
+@_exported import struct CourierHTTP1.HTTPParserConfiguration
+@_exported import struct CourierPosix.SocketAddress
+@_exported import struct CourierClient.BasicAuthorizationError
 @_exported import protocol CourierClient.HTTPClientBodyStream
 @_exported import struct CourierClient.HTTPClientConfiguration
 @_exported import struct CourierClient.HTTPClientMetrics
+@_exported import struct CourierClient.HTTPClientTimeouts
 @_exported import struct CourierClient.ClientError
+@_exported import struct CourierClient.HTTPURL
+@_exported import struct CourierClient.HTTPURLError
+@_exported import enum CourierClient.HTTPScheme
+@_exported import struct CourierClient.HTTPOrigin
+@_exported import enum CourierClient.ProxyConfiguration
+@_exported import struct CourierClient.ProxyCredentials
+@_exported import struct CourierClient.ProxyError
+@_exported import struct CourierClient.ProxyServer
+@_exported import struct CourierClient.RedirectConfiguration
+@_exported import enum CourierClient.RedirectError
+@_exported import struct CourierClient.RedirectVisit
 @_exported import struct CourierTLS.TLSCertificate
+@_exported import enum CourierTLS.TLSVersion
+// Foundation types in the public API (URL, Data, Date, the JSON and property-list coders) and
+// Dispatch's queues: Courier links FoundationEssentials only, so these come from there.
+@_exported import struct FoundationEssentials.Data
+@_exported import struct FoundationEssentials.Date
+@_exported import class FoundationEssentials.JSONDecoder
+@_exported import class FoundationEssentials.JSONEncoder
+@_exported import class FoundationEssentials.PropertyListDecoder
+@_exported import class FoundationEssentials.PropertyListEncoder
+@_exported import struct FoundationEssentials.URL
+@_exported import class Dispatch.DispatchGroup
+@_exported import class Dispatch.DispatchQueue

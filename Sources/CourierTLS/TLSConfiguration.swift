@@ -52,6 +52,9 @@ public struct TLSConfiguration: Sendable, Hashable {
     /// (The `Courier` layer's pinning policies set it, so a connection judged without pins is
     /// never reused for a host that is pinned now.)
     public var poolPartition: String? = nil
+    /// Revocation checking: CRL files and a required stapled OCSP response, both opt-in; a
+    /// must-staple certificate (RFC 7633) is always held to its staple. See ``RevocationPolicy``.
+    public var revocation: RevocationPolicy = .default
 
     public init() {}
 

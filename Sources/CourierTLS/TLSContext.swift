@@ -28,9 +28,13 @@ public final class TLSContext: @unchecked Sendable {
     /// callback through its `arg` pointer; allocated here and freed in `deinit`, after the
     /// context, so it outlives every session.
     private let serverALPN: UnsafeMutableRawBufferPointer?
+    /// A client's revocation checks; the status and verification callbacks point at it, so it
+    /// lives as long as the context.
+    private let revocation: RevocationChecker?
 
     /// Builds a client context.
     public init(configuration: TLSConfiguration) throws(TLSError) {
+        let revocation = try RevocationChecker(policy: configuration.revocation)
         OpenSSLErrorQueue.clear()
         guard let ctx = SSL_CTX_new(TLS_client_method()) else {
             throw OpenSSLErrorQueue.error(.configuration, "SSL_CTX_new failed")
@@ -39,6 +43,7 @@ public final class TLSContext: @unchecked Sendable {
         self.configuration = configuration
         self.serverConfiguration = nil
         self.serverALPN = nil
+        self.revocation = revocation
         // From here on `deinit` frees the context if a step below throws.
         try applyCommon(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
         // Security level 2 at least (OpenSSL 3.2's default; some builds still default to 1): RSA,
@@ -47,6 +52,7 @@ public final class TLSContext: @unchecked Sendable {
         if SSL_CTX_get_security_level(ctx) < 2 { SSL_CTX_set_security_level(ctx, 2) }
         try loadTrustRoots(configuration.trustRoots)
         SSL_CTX_set_verify(ctx, configuration.verification == .none ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nil)
+        revocation.install(on: ctx, verification: configuration.verification)
         if configuration.certificateChainFile != nil || configuration.privateKeyFile != nil {
             guard let chain = configuration.certificateChainFile, let key = configuration.privateKeyFile else {
                 throw TLSError(.configuration, message: "a client certificate needs both a chain file and a key file")
@@ -70,6 +76,7 @@ public final class TLSContext: @unchecked Sendable {
         self.ctx = ctx
         self.configuration = .clientDefault
         self.serverConfiguration = server
+        self.revocation = nil
         if server.applicationProtocols.isEmpty {
             self.serverALPN = nil
         } else {

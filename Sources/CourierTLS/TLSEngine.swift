@@ -198,6 +198,10 @@ public final class TLSEngine {
     /// Classifies a failed `SSL_do_handshake`.
     private func handshakeFailure(_ code: Int32) -> TLSError {
         let drained = OpenSSLErrorQueue.drain()
+        if let verdict = StapleVerdict.recorded(on: ssl) {
+            return TLSError(.certificateVerificationFailed(verdict.failure), message: "\(verdict.message); \(drained.message)",
+                            peerAlert: drained.peerAlert)
+        }
         let verifyResult = Int32(truncatingIfNeeded: SSL_get_verify_result(ssl))
         if verifyResult != X509_V_OK, (SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER) != 0 {
             let failure = CertificateVerificationFailure(verifyResult: verifyResult)

@@ -21,8 +21,21 @@ public enum CertificateVerificationFailure: Sendable, Hashable {
     case invalidPurpose
     /// The chain is longer than the verify depth allows (22).
     case chainTooLong
-    /// A certificate has been revoked (23).
+    /// A certificate has been revoked (23): listed in its issuer's CRL (RFC 5280 §5.3), or a
+    /// stapled OCSP response says so (RFC 6960 §2.2). See ``RevocationPolicy``.
     case revoked
+    /// A certificate's revocation status was needed and is not known: the stapled OCSP response
+    /// says "unknown" (RFC 6960 §2.2), or no usable CRL from its issuer is configured (none, or
+    /// expired, not yet valid, badly signed: RFC 5280 §6.3.3) (3, 6, 8, 11, 12).
+    case revocationStatusUnknown
+    /// No OCSP response was stapled (RFC 6066 §8) though one is required: by the configuration
+    /// (``RevocationPolicy/requireStapledOCSP``) or by the certificate's must-staple TLS
+    /// feature (RFC 7633 §4.2.3).
+    case staplingRequired
+    /// The stapled OCSP response cannot be relied on: not DER, not successful, not signed by the
+    /// issuer or its delegated responder (RFC 6960 §4.2.2.2), not about this certificate, or not
+    /// current (RFC 6960 §4.2.2.1). The error's message says which.
+    case ocspResponseInvalid
     /// A signature in the chain does not verify (4, 7).
     case signatureFailure
     /// A certificate's public key is weaker than the security level allows: the leaf's (66) or
@@ -50,6 +63,9 @@ public enum CertificateVerificationFailure: Sendable, Hashable {
         case X509_V_ERR_INVALID_PURPOSE: self = .invalidPurpose
         case X509_V_ERR_CERT_CHAIN_TOO_LONG: self = .chainTooLong
         case X509_V_ERR_CERT_REVOKED: self = .revoked
+        case X509_V_ERR_UNABLE_TO_GET_CRL, X509_V_ERR_UNABLE_TO_DECRYPT_CRL_SIGNATURE, X509_V_ERR_CRL_SIGNATURE_FAILURE,
+            X509_V_ERR_CRL_NOT_YET_VALID, X509_V_ERR_CRL_HAS_EXPIRED:
+            self = .revocationStatusUnknown
         case X509_V_ERR_CERT_SIGNATURE_FAILURE, X509_V_ERR_UNABLE_TO_DECRYPT_CERT_SIGNATURE:
             self = .signatureFailure
         case X509_V_ERR_EE_KEY_TOO_SMALL, X509_V_ERR_CA_KEY_TOO_SMALL: self = .weakKey

@@ -31,6 +31,9 @@ public struct ServerTLS: Sendable, Hashable {
     public var minimumVersion: Version
     /// nil: the newest OpenSSL supports.
     public var maximumVersion: Version?
+    /// A DER OCSPResponse stapled to every handshake whose client asks for one (RFC 6066 §8),
+    /// as it is: the server does not check it. nil: nothing is stapled.
+    public var ocspResponse: [UInt8]?
     /// OpenSSL's security level for the server (`SSL_CTX_set_security_level`); nil keeps the
     /// default. 0 lets the server present the weak certificates of the matrix (an RSA-1024 key,
     /// a SHA-1 signature), which OpenSSL refuses to load at level 1 and above.
@@ -42,6 +45,7 @@ public struct ServerTLS: Sendable, Hashable {
         clientCA: String? = nil,
         minimumVersion: Version = .tls1_2,
         maximumVersion: Version? = nil,
+        ocspResponse: [UInt8]? = nil,
         securityLevel: Int32? = nil
     ) {
         self.certificateChain = certificateChain
@@ -49,6 +53,7 @@ public struct ServerTLS: Sendable, Hashable {
         self.clientCA = clientCA
         self.minimumVersion = minimumVersion
         self.maximumVersion = maximumVersion
+        self.ocspResponse = ocspResponse
         self.securityLevel = securityLevel
     }
 }
@@ -83,11 +88,15 @@ public struct TestTLSError: Error, Sendable, CustomStringConvertible {
 // create SSL objects (`SSL_new`), which OpenSSL documents as safe from many threads.
 final class TLSServerContext: @unchecked Sendable {
     let context: OpaquePointer
+    /// The OCSP staple, read by the status callback; freed in `deinit`, after the context.
+    private let staple: OCSPStaple?
 
     init(_ settings: ServerTLS) throws(TestTLSError) {
         _ = ignoreSIGPIPE
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw TestTLSError("SSL_CTX_new") }
         self.context = context
+        self.staple = settings.ocspResponse.map(OCSPStaple.init)
+        staple?.install(on: context)
         ERR_clear_error()
         SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, settings.minimumVersion.openSSLValue, nil)
         if let maximum = settings.maximumVersion {
@@ -115,6 +124,35 @@ final class TLSServerContext: @unchecked Sendable {
     }
 
     deinit { SSL_CTX_free(context) }
+}
+
+/// A DER OCSP response a test server staples (`SSL_CTX_set_tlsext_status_cb`).
+final class OCSPStaple: @unchecked Sendable {
+    /// Immutable after `init`; the callback only copies it.
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Makes `context` staple the response. `self` must outlive `context`.
+    func install(on context: OpaquePointer) {
+        _ = SSL_CTX_ctrl(context, SSL_CTRL_SET_TLSEXT_STATUS_REQ_CB_ARG, 0, Unmanaged.passUnretained(self).toOpaque())
+        let callback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { ssl, arg in
+            // Safe: `arg` is this staple, alive as long as the context; `ssl` is the session being
+            // accepted on this thread. OpenSSL takes ownership of the OPENSSL_malloc'd copy.
+            guard let ssl, let arg else { return SSL_TLSEXT_ERR_ALERT_FATAL }
+            let staple = Unmanaged<OCSPStaple>.fromOpaque(arg).takeUnretainedValue()
+            guard !staple.bytes.isEmpty, let copy = CRYPTO_malloc(staple.bytes.count, #file, #line) else {
+                return SSL_TLSEXT_ERR_NOACK
+            }
+            staple.bytes.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            // SSL_set_tlsext_status_ocsp_resp
+            _ = SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_STATUS_REQ_OCSP_RESP, staple.bytes.count, copy)
+            return SSL_TLSEXT_ERR_OK
+        }
+        // SSL_CTX_set_tlsext_status_cb: the callback's real type is restored by OpenSSL's call.
+        _ = SSL_CTX_callback_ctrl(context, SSL_CTRL_SET_TLSEXT_STATUS_REQ_CB,
+                                  unsafeBitCast(callback, to: (@convention(c) () -> Void).self))
+    }
 }
 
 /// One server-side TLS connection over a blocking socket. Used only on its connection's thread.

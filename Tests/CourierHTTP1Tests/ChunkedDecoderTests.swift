@@ -165,12 +165,45 @@ struct ChunkedDecoderTests {
             "5;name=value\r\nhello\r\n"
                 + "3 ; a=b;c\r\nabc\r\n"
                 + "2\t;quoted=\"semi;colon \\\" here\"\r\nde\r\n"
-                + "1;\r\nf\r\n"
+                + "1 ;\tx = \"\\\\\" ; y=z\r\nf\r\n"
                 + "0;last=yes\r\n\r\n")
         let outcome = expectSameForEveryFeeding(input) { runChunked($0) }
         #expect(outcome.body == bytes("helloabcdef"))
         #expect(outcome.ended && outcome.error == nil && outcome.bookkeepingHeld)
         #expect(outcome.offset == input.count)
+    }
+
+    /// RFC 9112 §7.1.1: `*( BWS ";" BWS token [ BWS "=" BWS ( token / quoted-string ) ] )`; each
+    /// case is refused at its first byte outside that grammar.
+    @Test(arguments: [
+        ("2;\r\nab\r\n", "2;"),  // an empty extension
+        ("2;=x\r\nab\r\n", "2;"),  // no name
+        ("2;a=\r\nab\r\n", "2;a="),  // no value
+        ("5;a=\"b\r\nhello\r\n", "5;a=\"b"),  // an unterminated quoted string
+        ("2;a=\"\\\r\nab\r\n", "2;a=\"\\"),  // a quoted-pair cut by CR
+        ("2;a b\r\nab\r\n", "2;a "),  // whitespace inside
+        ("2;a=b \r\nab\r\n", "2;a=b "),  // whitespace before the line end
+        ("2;a=\"b\"c\r\nab\r\n", "2;a=\"b\""),  // bytes after the quoted string
+        ("2;a;;b\r\nab\r\n", "2;a;"),  // an empty extension between two
+        ("2;a\u{7F}\r\nab\r\n", "2;a"),  // DEL
+        ("2;a=\"\u{1}\"\r\nab\r\n", "2;a=\""),  // a control inside quotes
+        ("2;a=(\r\nab\r\n", "2;a="),  // a separator as a token value
+    ])
+    func extensionGrammarIsChecked(_ text: String, _ before: String) {
+        let input = bytes(text)
+        let outcome = expectSameForEveryFeeding(input) { runChunked($0) }
+        #expect(outcome.error == HTTPParserError(.invalidChunkExtension, offset: before.utf8.count), "\(outcome)")
+    }
+
+    @Test func obsTextIsAllowedOnlyInsideQuotes() {
+        let inside = bytes("2;a=\"caf") + [0xE9] + bytes("\\") + [0xFF] + bytes("\"\r\nab\r\n0\r\n\r\n")
+        let accepted = expectSameForEveryFeeding(inside) { runChunked($0) }
+        #expect(accepted.error == nil && accepted.body == bytes("ab") && accepted.ended)
+        for outside in [bytes("2;caf") + [0xE9], bytes("2;a=caf") + [0xE9], bytes("2;a=") + [0x80]] {
+            let input = outside + bytes("\r\nab\r\n0\r\n\r\n")
+            let refused = expectSameForEveryFeeding(input) { runChunked($0) }
+            #expect(refused.error == HTTPParserError(.invalidChunkExtension, offset: outside.count - 1))
+        }
     }
 
     @Test func extensionLimitAndControls() {

@@ -549,21 +549,51 @@ struct ContentDecodingPlanTests {
         (["identity, gzip, identity"], .decode([.gzip])),
         (["deflate", "gzip"], .decode([.deflate, .gzip])),  // several field lines, in order
         (["gzip", "identity", "deflate"], .decode([.gzip, .deflate])),
-        (["gzip, gzip, gzip"], .tooManyLayers(3)),
-        (["gzip", "deflate", "gzip"], .tooManyLayers(3)),
-        (["gzip, gzip", "gzip, x-gzip"], .tooManyLayers(4)),
-        (["br"], .unsupported("br")),
-        (["BR"], .unsupported("br")),
-        (["gzip, br"], .unsupported("br")),
-        (["br", "gzip"], .unsupported("br")),
-        (["zstd"], .unsupported("zstd")),
-        (["compress"], .unsupported("compress")),
-        (["gzip, gzip, gzip, br"], .unsupported("br")),
+        // Deeper than maximumLayers: nothing is decoded, every layer is named.
+        (["gzip, gzip, gzip"], .passThrough(["gzip", "gzip", "gzip"])),
+        (["gzip", "deflate", "gzip"], .passThrough(["gzip", "deflate", "gzip"])),
+        (["gzip, gzip", "gzip, x-gzip"], .passThrough(["gzip", "gzip", "gzip", "x-gzip"])),
+        // Codings Courier cannot undo: named, in the order applied, lowercased, identity left out.
+        (["br"], .passThrough(["br"])),
+        (["BR"], .passThrough(["br"])),
+        (["zstd"], .passThrough(["zstd"])),
+        (["compress"], .passThrough(["compress"])),
+        (["x-compress"], .passThrough(["x-compress"])),
+        (["x-custom"], .passThrough(["x-custom"])),
+        (["identity, br, identity"], .passThrough(["br"])),
+        // br applied last: its layer is outside gzip's, so neither can be undone.
+        (["gzip, br"], .passThrough(["gzip", "br"])),
+        // br applied first: undoing gzip alone would hand over bytes no header describes.
+        (["br", "gzip"], .passThrough(["br", "gzip"])),
+        (["X-GZIP,  Br\t"], .passThrough(["x-gzip", "br"])),
+        (["gzip, gzip, gzip, br"], .passThrough(["gzip", "gzip", "gzip", "br"])),
+        // Names that are not tokens are still codings nobody undid (the field syntax allows them).
+        (["\"br\""], .passThrough(["\"br\""])),
+        (["gzip;q=1"], .passThrough(["gzip;q=1"])),
     ]
 
     @Test(arguments: cases)
     func plan(_ values: [String], _ expected: ContentDecodingPlan) {
         #expect(ContentDecodingPlan(contentEncoding: values) == expected)
+        #expect(ContentDecodingPlan(contentEncoding: values).undecodedCodings == {
+            if case .passThrough(let names) = expected { names } else { [] }
+        }())
+    }
+
+    /// With decoding off (decompression turned off) every coding is passed through and named.
+    static let decodingOffCases: [([String], ContentDecodingPlan)] = [
+        ([], .none),
+        (["identity"], .none),
+        (["gzip"], .passThrough(["gzip"])),
+        (["X-Gzip"], .passThrough(["x-gzip"])),
+        (["deflate, gzip"], .passThrough(["deflate", "gzip"])),
+        (["br"], .passThrough(["br"])),
+        (["identity", "gzip, br"], .passThrough(["gzip", "br"])),
+    ]
+
+    @Test(arguments: decodingOffCases)
+    func planWithDecodingOff(_ values: [String], _ expected: ContentDecodingPlan) {
+        #expect(ContentDecodingPlan(contentEncoding: values, decoding: false) == expected)
     }
 
     @Test func maximumLayersIsTwo() {
@@ -571,7 +601,7 @@ struct ContentDecodingPlanTests {
         let atLimit = [String](repeating: "gzip", count: ContentDecodingPlan.maximumLayers)
         #expect(ContentDecodingPlan(contentEncoding: atLimit) == .decode(Array(repeating: .gzip, count: ContentDecodingPlan.maximumLayers)))
         let over = atLimit + ["deflate"]
-        #expect(ContentDecodingPlan(contentEncoding: over) == .tooManyLayers(ContentDecodingPlan.maximumLayers + 1))
+        #expect(ContentDecodingPlan(contentEncoding: over) == .passThrough(over))
     }
 
     @Test func planFromParsedHeaders() throws {
@@ -581,7 +611,9 @@ struct ContentDecodingPlanTests {
         let plain = try parseResponseHead("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
         #expect(ContentDecodingPlan(headers: plain.headers) == ContentDecodingPlan.none)
         let brotli = try parseResponseHead("HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 0\r\n\r\n")
-        #expect(ContentDecodingPlan(headers: brotli.headers) == .unsupported("br"))
+        #expect(ContentDecodingPlan(headers: brotli.headers) == .passThrough(["br"]))
+        #expect(ContentDecodingPlan(headers: brotli.headers).undecodedCodings == ["br"])
+        #expect(ContentDecodingPlan(headers: head.headers, decoding: false) == .passThrough(["deflate", "gzip"]))
         #expect(ContentDecodingPlan(headers: HTTPHeaderView()) == ContentDecodingPlan.none)
     }
 

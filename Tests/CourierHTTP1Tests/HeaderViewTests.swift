@@ -264,3 +264,73 @@ struct HeaderViewTests {
         ], "\n\(result)")
     }
 }
+
+/// RFC 9110 §5.5: obs-text is opaque data. Every public header type keeps the exact bytes, and
+/// the `String` view is UTF-8 when the bytes are valid UTF-8, else ISO-8859-1 (one scalar per byte).
+@Suite("Field value bytes")
+struct FieldValueBytesTests {
+    static let latin: [UInt8] = Array("caf".utf8) + [0xE9]
+
+    @Test func viewAndOwnedFieldsKeepObsTextBytes() throws {
+        let input = Array("HTTP/1.1 200 OK\r\nX-Latin: ".utf8) + Self.latin
+            + Array("\r\nX-Utf8: caf\u{E9}\r\nX-Mixed: \u{E9}".utf8) + [0xE9]
+            + Array("\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: ".utf8) + [0x80, 0xFF] + Array("\r\n\r\n".utf8)
+        for pieces in [[input], input.map { [$0] }] {
+            let (head, trailers) = parseHead(pieces)
+            let view = try #require(head?.headers)
+            let latin = try #require(view.firstIndex(named: "x-latin").map { view[$0].value })
+            #expect(latin.bytes == Self.latin)
+            #expect(latin.string == "caf\u{E9}")
+            #expect(view.firstValueBytes(for: "X-Latin") == Self.latin)
+            #expect(view.valueBytes(for: "x-utf8") == [Array("caf".utf8) + [0xC3, 0xA9]])
+            #expect(view[first: "X-Utf8"] == "caf\u{E9}")
+            // Not valid UTF-8 as a whole, so every byte is one scalar (C3 A9 E9 → "Ã©é").
+            #expect(view[first: "X-Mixed"] == "\u{C3}\u{A9}\u{E9}")
+
+            let owned = view.owned()
+            #expect(owned.firstValueBytes(for: "X-Latin") == Self.latin)
+            #expect(owned[first: "X-Latin"] == "caf\u{E9}")
+            #expect(owned.firstValueBytes(for: "X-Utf8") == Array("caf".utf8) + [0xC3, 0xA9])
+            #expect(owned.valueBytes(for: "X-Mixed") == [[0xC3, 0xA9, 0xE9]])
+            // The same text from different bytes is a different field.
+            #expect(owned.first { $0.name == "X-Latin" } != (try HTTPField(name: "X-Latin", value: "caf\u{E9}")))
+
+            let trailerView = try #require(trailers)
+            #expect(trailerView.firstValueBytes(for: "X-T") == [0x80, 0xFF])
+            #expect(trailerView.owned().firstValueBytes(for: "X-T") == [0x80, 0xFF])
+            #expect(trailerView[first: "X-T"] == "\u{80}\u{FF}")
+        }
+    }
+
+    @Test func everyByteValueSurvivesTheOwnedCopy() throws {
+        // Each obs-text byte alone, and all of them in one value.
+        for byte in UInt8(0x80)...UInt8(0xFF) {
+            let input = Array("HTTP/1.1 204 No Content\r\nX: a".utf8) + [byte] + Array("\r\n\r\n".utf8)
+            let owned = try #require(parseHead([input]).head).headers.owned()
+            #expect(owned.firstValueBytes(for: "X") == [UInt8(ascii: "a"), byte])
+            #expect(owned[first: "X"]?.unicodeScalars.map(\.value) == [0x61, UInt32(byte)])
+        }
+        let all = Array(UInt8(0x80)...UInt8(0xFF))
+        let input = Array("HTTP/1.1 204 No Content\r\nX: ".utf8) + all + Array("\r\n\r\n".utf8)
+        #expect(try #require(parseHead([input]).head).headers.owned().firstValueBytes(for: "X") == all)
+    }
+
+    @Test func fieldsMadeFromBytesAreSentAsThoseBytes() throws {
+        var fields = HTTPFields()
+        try fields.append(name: "X-Latin", valueBytes: [0x20] + Self.latin + [0x09])
+        try fields.append(name: "X-Text", value: "caf\u{E9}")
+        #expect(fields.firstValueBytes(for: "X-Latin") == Self.latin, "trimmed, otherwise exact")
+        #expect(fields[first: "X-Latin"] == "caf\u{E9}")
+        #expect(fields.firstValueBytes(for: "X-Text") == Array("caf".utf8) + [0xC3, 0xA9])
+        #expect(throws: HTTPFieldError.self) { try HTTPField(name: "X", valueBytes: Array("a\r\nb".utf8)) }
+        #expect(throws: HTTPFieldError.self) { try HTTPField(name: "X", valueBytes: [0x61, 0x00]) }
+
+        var buffer = ByteBuffer()
+        try HTTPRequestEncoder.encodeHead(
+            HTTPRequestHead(method: .GET, target: .origin("/"), version: .http1_1, headers: fields),
+            host: "h", framing: .none, into: &buffer)
+        let expected = Array("GET / HTTP/1.1\r\nHost: h\r\nX-Latin: ".utf8) + Self.latin
+            + Array("\r\nX-Text: caf".utf8) + [0xC3, 0xA9] + Array("\r\n\r\n".utf8)
+        #expect(buffer.readableBytesArray() == expected)
+    }
+}

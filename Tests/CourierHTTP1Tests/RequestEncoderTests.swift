@@ -638,3 +638,135 @@ struct RequestRoundTripTests {
         #expect(outcome.requests == requests.map(\.expected))
     }
 }
+
+/// Host, scheme and authority checked by RFC 3986's grammar (issue 9, item 1.9): what does not
+/// match is refused, never written and never silently changed.
+@Suite("Request encoder: RFC 3986 validation")
+struct RequestEncoderGrammarTests {
+    /// RFC 3986 §2.3 unreserved and §2.2 sub-delims, copied from the RFC text: the bytes a
+    /// reg-name may hold literally (§3.2.2).
+    static let regNameLiterals = Set(
+        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+            + Array("!$&'()*+,;=".utf8))
+    /// RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
+    static let alpha = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8))
+    static let schemeTail = alpha.union(Array("0123456789+-.".utf8))
+
+    // MARK: Several Host fields
+
+    @Test func severalHostFieldsAreRefused() throws {
+        let two = HTTPRequestHead(method: .GET, target: .origin("/"), headers: fields([("Host", "a"), ("Accept", "x"), ("host", "b")]))
+        #expect(refusal(two, host: "a") == .multipleHosts)
+        #expect(refusal(two) == .multipleHosts)
+        // Even when both say the same: the caller's fields are never rewritten.
+        let same = HTTPRequestHead(method: .GET, target: .origin("/"), headers: fields([("Host", "a"), ("Host", "a")]))
+        #expect(refusal(same, host: "a") == .multipleHosts)
+        let one = HTTPRequestHead(method: .GET, target: .origin("/"), headers: fields([("Host", "a")]))
+        #expect(try encoded(one) == "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    }
+
+    // MARK: Host
+
+    static let refusedHosts = [
+        "[::1", "::1]", "[::1]]", "[[::1]", "a]", "a[", "[a]", "[]", "[::1]x", "[::1]:8x", "%", "a%", "a%4", "a%zz", "%%41",
+        "a:b", "a:80:81", "[:::]", "[1:2:3:4:5:6:7:8:9]", "[1:2:3:4:5:6:7]", "[1::2::3]", "[::1.2.3.256]", "[1:2:3:4:5:6:7:1.2.3.4]",
+        "[:1::]", "[1:]", "[12345::]", "[fe80::1%25eth0]", "[v.x]", "[v1.]", "[vg.x]", ":80", "a@b",
+    ]
+
+    @Test(arguments: refusedHosts)
+    func hostOutsideTheGrammarIsRefused(_ host: String) {
+        let head = HTTPRequestHead(method: .GET, target: .origin("/"))
+        #expect(refusal(head, host: host) == .invalidHost, "\(host)")
+        let field = HTTPRequestHead(method: .GET, target: .origin("/"), headers: fields([("Host", host)]))
+        #expect(refusal(field) == .invalidHost, "\(host)")
+    }
+
+    static let acceptedHosts = [
+        "[::]", "[::1]", "[::1]:8080", "[1:2:3:4:5:6:7:8]", "[1::]", "[1:2:3:4:5:6:7::]", "[::ffff:1.2.3.4]",
+        "[1:2:3:4:5:6:1.2.3.4]", "[2001:DB8::1]", "[v1.fe80::a+en1]", "[V7.x:y]", "%41%42", "a%2Eb", "sub.example.com:1",
+        "1.2.3.4", "999.1.1.1", "h:",
+    ]
+
+    @Test(arguments: acceptedHosts)
+    func hostInTheGrammarIsWritten(_ host: String) throws {
+        let head = HTTPRequestHead(method: .GET, target: .origin("/"))
+        #expect(try encoded(head, host: host) == "GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+    }
+
+    @Test("reg-name bytes in a Host", arguments: CharacterClassTests.allBytes)
+    func regNameByte(_ b: UInt8) throws {
+        guard let s = stringCarrying(b) else { return }
+        let head = HTTPRequestHead(method: .GET, target: .origin("/"))
+        if Self.regNameLiterals.contains(b) {
+            #expect(try encoded(head, host: "a\(s)b") == "GET / HTTP/1.1\r\nHost: a\(s)b\r\n\r\n")
+        } else {
+            // ":" starts a port ("b" is not one), "%" must start a triplet, "[" and "]" only wrap
+            // an IP literal; everything else is outside the grammar.
+            #expect(refusal(head, host: "a\(s)b") == .invalidHost, "byte \(b)")
+        }
+    }
+
+    @Test("IP-literal bytes", arguments: CharacterClassTests.allBytes)
+    func ipLiteralByte(_ b: UInt8) throws {
+        // "[v1.<byte>]": IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ).
+        guard let s = stringCarrying(b) else { return }
+        let head = HTTPRequestHead(method: .CONNECT, target: .authority(host: "[v1.\(s)]", port: 443))
+        if Self.regNameLiterals.contains(b) || b == UInt8(ascii: ":") {
+            #expect(try encoded(head, host: "h").hasPrefix("CONNECT [v1.\(s)]:443 HTTP/1.1\r\n"), "byte \(b)")
+        } else {
+            #expect(refusal(head, host: "h") == .invalidRequestTarget, "byte \(b)")
+        }
+    }
+
+    // MARK: Absolute form
+
+    @Test("the first byte of a scheme", arguments: CharacterClassTests.allBytes)
+    func schemeFirstByte(_ b: UInt8) throws {
+        guard let s = stringCarrying(b) else { return }
+        let head = HTTPRequestHead(method: .GET, target: .absolute("\(s)ttp://h/"))
+        if Self.alpha.contains(b) {
+            #expect(try encoded(head, host: "h").hasPrefix("GET \(s)ttp://h/ HTTP/1.1\r\n"))
+        } else {
+            #expect(refusal(head, host: "h") == .invalidRequestTarget, "byte \(b)")
+        }
+    }
+
+    @Test("a later byte of a scheme", arguments: CharacterClassTests.allBytes)
+    func schemeLaterByte(_ b: UInt8) throws {
+        guard let s = stringCarrying(b), b != UInt8(ascii: ":") else { return }
+        let head = HTTPRequestHead(method: .GET, target: .absolute("h\(s)p://h/"))
+        if Self.schemeTail.contains(b) {
+            #expect(try encoded(head, host: "h").hasPrefix("GET h\(s)p://h/ HTTP/1.1\r\n"))
+        } else {
+            #expect(refusal(head, host: "h") == .invalidRequestTarget, "byte \(b)")
+        }
+    }
+
+    static let refusedAbsoluteTargets = [
+        "1http://h/", "+http://h/", "-http://h/", ".http://h/", "http://[::1/", "http://h]/", "http://%/", "http://a%zz/",
+        "http://user:secret@h/", "http://@h/", "http:///", "http://h:8x/",
+    ]
+
+    @Test(arguments: refusedAbsoluteTargets)
+    func absoluteTargetOutsideTheGrammarIsRefused(_ target: String) {
+        let head = HTTPRequestHead(method: .GET, target: .absolute(target))
+        #expect(refusal(head, host: "h") == .invalidRequestTarget, "\(target)")
+    }
+
+    @Test func userInformationIsNotRepeatedInTheError() {
+        let head = HTTPRequestHead(method: .GET, target: .absolute("http://user:secret@h/"))
+        do {
+            var buffer = ByteBuffer()
+            try HTTPRequestEncoder.encodeHead(head, host: "h", framing: .none, into: &buffer)
+            Issue.record("accepted")
+        } catch {
+            #expect(!error.description.contains("secret"), "\(error)")
+        }
+    }
+
+    @Test(arguments: ["http://h", "http://[::1]:80/a?b", "h2c+x-y.z://h/", "urn:isbn:123", "http://h?q"])
+    func absoluteTargetInTheGrammarIsWritten(_ target: String) throws {
+        let head = HTTPRequestHead(method: .GET, target: .absolute(target))
+        #expect(try encoded(head, host: "h").hasPrefix("GET \(target) HTTP/1.1\r\n"))
+    }
+}

@@ -47,7 +47,8 @@ public func fuzzChunkedDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
 }
 
 /// A deliberately simple chunked decoder, for bodies the real one accepted: size lines are read
-/// as leading hex digits up to the line end (extensions are not checked), data is taken by size,
+/// as leading hex digits up to the line end, whatever follows the digits must be chunk extensions
+/// (checked by ``isChunkExtensionList``, written apart from the decoder), data is taken by size,
 /// trailer lines are skipped up to the empty line. Returns the data and the bytes used, or nil
 /// when the body is not complete chunked coding.
 private func referenceDecode(_ s: [UInt8], allowBareLF: Bool) -> (data: [UInt8], consumed: Int)? {
@@ -68,7 +69,7 @@ private func referenceDecode(_ s: [UInt8], allowBareLF: Bool) -> (data: [UInt8],
             size = size << 4 | UInt64(v)
             digits += 1
         }
-        guard digits > 0 else { return nil }
+        guard digits > 0, isChunkExtensionList(s[(i + digits)..<end]) else { return nil }
         i = next
         if size == 0 {
             while true {
@@ -169,4 +170,52 @@ private func decode(
             "\(setup)\ndata changed after it was returned: \(escaped(bytes)) now \(escaped(slice))")
     }
     return log
+}
+
+/// RFC 9112 §7.1.1 `*( BWS ";" BWS token [ BWS "=" BWS ( token / quoted-string ) ] )`, with
+/// RFC 9110 §5.6.4 quoted strings, as a plain recursive-descent check of a whole line's tail.
+private func isChunkExtensionList(_ e: ArraySlice<UInt8>) -> Bool {
+    let tchars = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+    func isText(_ b: UInt8) -> Bool { b == 0x09 || (b >= 0x20 && b != 0x7F) }
+    var i = e.startIndex
+    func skipBWS() { while i < e.endIndex, e[i] == 0x20 || e[i] == 0x09 { i += 1 } }
+    func token() -> Bool {
+        let start = i
+        while i < e.endIndex, tchars.contains(e[i]) { i += 1 }
+        return i > start
+    }
+    func quotedString() -> Bool {
+        guard i < e.endIndex, e[i] == 0x22 else { return false }
+        i += 1
+        while i < e.endIndex {
+            let b = e[i]
+            i += 1
+            if b == 0x22 { return true }
+            if b == 0x5C {
+                guard i < e.endIndex, isText(e[i]) else { return false }
+                i += 1
+            } else if !isText(b) {
+                return false
+            }
+        }
+        return false
+    }
+    while i < e.endIndex {
+        skipBWS()
+        guard i < e.endIndex, e[i] == 0x3B else { return false }
+        i += 1
+        skipBWS()
+        guard token() else { return false }
+        let afterName = i
+        skipBWS()
+        if i < e.endIndex, e[i] == 0x3D {
+            i += 1
+            skipBWS()
+            guard i < e.endIndex, e[i] == 0x22 ? quotedString() : token() else { return false }
+        } else {
+            // Only BWS ";" may follow; BWS before the line end is refused by the loop's guard.
+            i = afterName
+        }
+    }
+    return true
 }

@@ -1,11 +1,14 @@
 // Fuzzes the Courier layer's handling of a response from the network: the Content-Type,
 // Content-Length, Content-Encoding, Cache-Control and WWW-Authenticate values a server sends
 // and the body, through every response serializer. Nothing may trap; a serializer either returns
-// a value or throws a CourierError that carries the response.
+// a value or throws a CourierError that carries the response. A non-empty body that still
+// carries a content coding (undecodedContentCodings) is never interpreted: every serializer but
+// the plain HTTP one throws (a validation error or undecodedContentCoding).
 //
 // Input layout:
 //   byte  0     status code selector (200, 204, 206, 304, 401, 404, 500, or 100 + byte)
-//   byte  1     which header value the next string is (bit 0–2) and serializer options (bits 3–7)
+//   byte  1     which header value the next string is (bit 0–2) and serializer options (bits 3–7;
+//               bit 5: the value's comma-separated elements are content codings left undone)
 //   bytes 2…    a length-prefixed header value, then the body (the rest)
 import Courier
 import FoundationEssentials
@@ -32,18 +35,23 @@ public func fuzzResponseSerializers(_ data: UnsafePointer<UInt8>, _ size: Int) -
     // A value the field syntax refuses is what the transport's parser would have refused too.
     try? headers.append(name: names[Int(options & 7)], value: value)
     try? headers.append(name: "Content-Type", value: options & 8 != 0 ? "application/json; charset=\(value)" : "text/plain; charset=\(value)")
-    let response = Response(url: URL(string: "http://fuzz.test/x")!, statusCode: status, headers: headers)
+    let undecoded = options & 32 != 0 ? value.split(separator: ",").map(String.init) : []
+    let response = Response(url: URL(string: "http://fuzz.test/x")!, statusCode: status, headers: headers, undecodedContentCodings: undecoded)
     _ = (response.mimeType, response.textEncodingName, response.expectedContentLength)
+    let coded = !undecoded.isEmpty && !body.isEmpty
 
-    func check<S: ResponseSerializer>(_ serializer: S, _ name: String) {
+    func check<S: ResponseSerializer>(_ serializer: S, _ name: String, interprets: Bool = true) {
         do {
             _ = try serializer.serialize(response: response, data: body)
+            fuzzCheck(!interprets || !coded, "\(name) interpreted a body still encoded with \(undecoded)")
         } catch {
             fuzzCheck(error.response != nil || error.phase == .decodeBody || error.phase == .validate,
                       "\(name) threw \(error) without the response")
+            fuzzCheck(!coded || error.phase == .validate || error.code == .undecodedContentCoding,
+                      "\(name) threw \(error) for a body still encoded with \(undecoded)")
         }
     }
-    check(HTTPResponseSerializer(), "HTTPResponseSerializer")
+    check(HTTPResponseSerializer(), "HTTPResponseSerializer", interprets: false)
     var json = JSONResponseSerializer()
     json.removesKeysWithNullValues = options & 16 != 0
     json.acceptableContentTypes = nil

@@ -86,28 +86,42 @@ public func isTokenByte(_ b: UInt8) -> Bool {
 /// Whether a parsed message leaves the connection reusable (RFC 9112 §9.3), worked out
 /// independently from the fields the head shows: no `close` option in any Connection field,
 /// a body not delimited by close and not a tunnel, not both Content-Length and
-/// Transfer-Encoding, and HTTP/1.1 or a `keep-alive` option.
+/// Transfer-Encoding, and HTTP/1.1 (or a later 1.x) or a `keep-alive` option.
 public func expectedKeepAlive(version: HTTPVersion, fields: HTTPHeaderView, framing: BodyFraming) -> Bool {
+    expectedKeepAlive(
+        version: version,
+        fields: fields.map { field in (field.name.withUnsafeBytes { Array($0) }, field.value.withUnsafeBytes { Array($0) }) },
+        framing: framing)
+}
+
+/// The same for a head the client owns (``HTTPFields``).
+public func expectedKeepAlive(version: HTTPVersion, fields: HTTPFields, framing: BodyFraming) -> Bool {
+    expectedKeepAlive(version: version, fields: fields.map { (Array($0.name.utf8), Array($0.value.utf8)) }, framing: framing)
+}
+
+private func expectedKeepAlive(version: HTTPVersion, fields: [([UInt8], [UInt8])], framing: BodyFraming) -> Bool {
+    func lowered(_ bytes: some Sequence<UInt8>) -> [UInt8] { bytes.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 } }
     var close = false
     var keepAlive = false
     var sawLength = false
     var sawCoding = false
-    for field in fields {
-        if field.name.equalsCaseInsensitive("connection") {
-            field.value.withUnsafeBytes { value in
-                let options = value.split { $0 == UInt8(ascii: ",") || $0 == 0x20 || $0 == 0x09 }
-                for option in options {
-                    let lowered = option.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }
-                    if lowered == Array("close".utf8) { close = true }
-                    if lowered == Array("keep-alive".utf8) { keepAlive = true }
-                }
+    for (name, value) in fields {
+        switch lowered(name) {
+        case Array("connection".utf8):
+            let options = value.split { $0 == UInt8(ascii: ",") || $0 == 0x20 || $0 == 0x09 }
+            for option in options {
+                if lowered(option) == Array("close".utf8) { close = true }
+                if lowered(option) == Array("keep-alive".utf8) { keepAlive = true }
             }
-        } else if field.name.equalsCaseInsensitive("content-length") {
+        case Array("content-length".utf8):
             sawLength = true
-        } else if field.name.equalsCaseInsensitive("transfer-encoding") {
+        case Array("transfer-encoding".utf8):
             sawCoding = true
+        default:
+            break
         }
     }
     if close || framing == .untilClose || framing == .tunnel || (sawLength && sawCoding) { return false }
-    return version == .http1_1 || keepAlive
+    // RFC 9110 §2.5: a 1.x minor version above 1 is processed as HTTP/1.1.
+    return (version.major == 1 && version.minor >= 1) || keepAlive
 }

@@ -22,9 +22,12 @@ enum CacheRules {
     }
 
     /// Whether a request may be answered from, or its response put into, a cache: GET, no
-    /// credentials, and no `no-store` / `no-cache` from the caller (§5.2.1).
+    /// credentials (an Authorization field or user information in the URL, which the transport
+    /// sends as Basic credentials), and no `no-store` / `no-cache` from the caller (§5.2.1).
     static func requestAllowsCache(_ request: Request) -> Bool {
-        guard request.method == .GET, request.headers[first: "Authorization"] == nil else { return false }
+        guard request.method == .GET, request.headers[first: "Authorization"] == nil, request.url.user == nil else {
+            return false
+        }
         let directives = directives(request.headers)
         return directives["no-store"] == nil && directives["no-cache"] == nil
     }

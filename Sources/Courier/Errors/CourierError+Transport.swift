@@ -3,7 +3,8 @@ import CourierClient
 
 extension CourierError {
     /// Wraps a transport error, keeping its phase (a proxy or pool failure counts as `connect`)
-    /// and the ClientError itself as ``underlying``.
+    /// and the ClientError itself as ``underlying``. The transport's total timeout is the task's
+    /// deadline and becomes ``Code/resourceTimeout``.
     static func transport(_ error: ClientError, url: URL?) -> CourierError {
         let phase: Phase
         switch error.phase {
@@ -21,6 +22,8 @@ extension CourierError {
         switch error.code {
         case .cancelled: code = .cancelled
         case .serverTrustRejected: code = .serverTrustRejected
+        // The task's deadline (the transport's total timeout is what remained of it).
+        case .totalTimeout: code = .resourceTimeout
         default: code = .transport
         }
         return CourierError(code, phase: phase, underlying: error, failingURL: url, detail: error.detail ?? error.code.name)

@@ -25,7 +25,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         case receive
         /// The response bytes broke HTTP/1.1 framing.
         case parse
-        /// Content decoding (gzip, deflate).
+        /// Content decoding (gzip, deflate) in the transport.
         case decode
         /// Following a redirect.
         case redirect
@@ -70,14 +70,21 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code("cancelled", .cancelled)
         public static let sessionInvalidated = Code("sessionInvalidated", .cancelled)
         public static let bodyTooLarge = Code("bodyTooLarge", .receive)
-        /// `timeoutIntervalForResource` ran out between two requests of a task (during one, the
-        /// transport's `totalTimeout` is the underlying error of a `.transport` error).
+        /// The task's deadline passed: the request's ``Request/totalTimeoutInterval`` or the
+        /// session's `timeoutIntervalForResource`, whichever is sooner. The phase says where:
+        /// `connect` (waiting for a connection), `send`, `receive`, or `redirect` (between two
+        /// requests of a chain). During a request the underlying error is the transport's
+        /// `ClientError` with code `totalTimeout`.
         public static let resourceTimeout = Code("resourceTimeout", .receive)
         public static let redirectRefused = Code("redirectRefused", .redirect)
         // Response validation and serialization.
         public static let unacceptableStatusCode = Code("unacceptableStatusCode", .validate)
         public static let unacceptableContentType = Code("unacceptableContentType", .validate)
         public static let responseSerializationFailed = Code("responseSerializationFailed", .decodeBody)
+        /// The body still carries a content coding Courier did not undo
+        /// (``Response/undecodedContentCodings``), so a serializer that interprets it refuses
+        /// it; the underlying error is an ``UndecodedContentCodings`` naming them (RFC 9110 §8.4).
+        public static let undecodedContentCoding = Code("undecodedContentCoding", .decodeBody)
         public static let noResponse = Code("noResponse", .validate)
         // Downloads.
         public static let fileWriteFailed = Code("fileWriteFailed", .file)
@@ -126,8 +133,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var text = "CourierError.\(code) (\(phase.rawValue))"
         if let detail { text += ": \(detail)" }
-        if let response { text += " [HTTP \(response.statusCode) \(response.url.absoluteString)]" }
-        else if let failingURL { text += " [\(failingURL.absoluteString)]" }
+        // URLs are printed with their user information (credentials) redacted.
+        if let response { text += " [HTTP \(response.statusCode) \(response.url.redactedForDisplay)]" }
+        else if let failingURL { text += " [\(failingURL.redactedForDisplay)]" }
         if let underlying { text += " ← \(underlying)" }
         return text
     }

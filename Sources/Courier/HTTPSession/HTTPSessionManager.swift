@@ -1,3 +1,4 @@
+import CourierClient
 import Dispatch
 import FoundationEssentials
 import Synchronization
@@ -70,7 +71,7 @@ public final class HTTPSessionManager: Sendable {
             return Self.removingFragment(baseURL.absoluteURL)
         }
         guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL, url.scheme != nil else {
-            throw CourierError(.invalidURL, detail: "\"\(path)\" does not make a URL against \(baseURL?.absoluteString ?? "no base URL")")
+            throw CourierError(.invalidURL, detail: "\"\(UserInfoRedaction.redactingText(path))\" does not make a URL against \(baseURL?.redactedForDisplay ?? "no base URL")")
         }
         return url
     }

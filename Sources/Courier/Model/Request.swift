@@ -19,13 +19,27 @@ public struct Request: Sendable {
     /// `timeoutInterval`, 60 s by default, NSURLRequest semantics: an idle timeout, not a
     /// deadline for the whole transfer).
     public var timeoutInterval: Double
+    /// Seconds the whole task may take from ``SessionTask/resume()`` to its end — every redirect,
+    /// authentication retry and the transport's one safe retry included — or nil for no limit of
+    /// its own (zero, negative and non-finite values too, as for ``timeoutInterval``). A total
+    /// deadline, unlike ``timeoutInterval``: it runs out even while bytes keep
+    /// arriving. The session's `timeoutIntervalForResource` still applies; the sooner of the two
+    /// wins. Measured on the monotonic clock. When it runs out the task fails with
+    /// ``CourierError/Code/resourceTimeout`` in the phase it was in (connect while waiting for a
+    /// connection, send, receive, redirect). The task's first request decides: a request a
+    /// redirect hook returns does not move the deadline.
+    public var totalTimeoutInterval: Double?
 
-    public init(url: URL, method: HTTPMethod = .GET, headers: HTTPFields = HTTPFields(), body: RequestBody? = nil, timeoutInterval: Double = 60) {
+    public init(
+        url: URL, method: HTTPMethod = .GET, headers: HTTPFields = HTTPFields(), body: RequestBody? = nil,
+        timeoutInterval: Double = 60, totalTimeoutInterval: Double? = nil
+    ) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
         self.timeoutInterval = timeoutInterval
+        self.totalTimeoutInterval = totalTimeoutInterval
     }
 
     /// The first value of a header field (case-insensitive name).

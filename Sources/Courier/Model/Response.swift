@@ -8,16 +8,32 @@ public struct Response: Sendable, Hashable {
     public var url: URL
     /// The status code (RFC 9110 §15).
     public var statusCode: Int
+    /// The header fields as received. Each value's exact bytes are in ``HTTPField/valueBytes``
+    /// (obs-text included, RFC 9110 §5.5); its `String` is UTF-8 when the bytes are valid UTF-8,
+    /// else ISO-8859-1 (one scalar per byte).
     public var headers: HTTPFields
+    /// The content codings still applied to the body, in the order the server applied them
+    /// (RFC 9110 §8.4); empty when it had none or Courier undid them all. Courier undoes `gzip`
+    /// and `deflate` (up to two stacked) when decompression is on; a body with any other coding
+    /// (`br`, `zstd`, `compress`, an unknown one), a deeper stack, or any coding when
+    /// decompression is off is delivered exactly as received and its codings are named here.
+    /// The serializers that interpret a body then fail with
+    /// ``CourierError/Code/undecodedContentCoding``.
+    public var undecodedContentCodings: [String]
 
-    public init(url: URL, statusCode: Int, headers: HTTPFields) {
+    public init(url: URL, statusCode: Int, headers: HTTPFields, undecodedContentCodings: [String] = []) {
         self.url = url
         self.statusCode = statusCode
         self.headers = headers
+        self.undecodedContentCodings = undecodedContentCodings
     }
 
     /// The first value of a header field (case-insensitive name).
     public func value(forHTTPHeaderField name: String) -> String? { headers[first: name] }
+
+    /// The exact bytes of the first header field named `name` (case-insensitive), or nil
+    /// (RFC 9110 §5.5: obs-text is opaque data, so these are what the server sent).
+    public func valueBytes(forHTTPHeaderField name: String) -> [UInt8]? { headers.firstValueBytes(for: name) }
 
     /// The media type of Content-Type, lowercased, without parameters (RFC 9110 §8.3.1), e.g.
     /// `application/json`; nil when absent.

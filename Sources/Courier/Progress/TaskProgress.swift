@@ -3,7 +3,8 @@ import Synchronization
 /// A task's upload or download progress (AFNetworking's per-task `NSProgress`). Totals are
 /// honest: ``totalUnitCount`` is -1 while the size is unknown — a chunked body, or a body whose
 /// content coding (gzip) hides the decoded size — and ``fractionCompleted`` is then nil rather
-/// than a wrong fraction. The handle can cancel, pause and resume its task, as
+/// than a wrong fraction. A coding left undone (``Response/undecodedContentCodings``) hides
+/// nothing: the body arrives as sent and Content-Length is its total. The handle can cancel, pause and resume its task, as
 /// `NSProgress.cancellationHandler`/`pausingHandler`/`resumingHandler` do in AFNetworking.
 public final class TaskProgress: Sendable {
     /// A moment's view of the progress, as handed to progress callbacks.

@@ -4,6 +4,7 @@
 @_exported import enum CourierTLS.CertificateVerificationFailure
 @_exported import struct CourierTLS.TLSConfiguration
 @_exported import struct CourierTLS.TLSConnectionInfo
+@_exported import struct CourierTLS.RevocationPolicy
 @_exported import enum CourierTLS.TrustRoot
 @_exported import struct CourierClient.ServerTrustContext
 @_exported import typealias CourierClient.ServerTrustEvaluator

@@ -17,11 +17,14 @@ extension SecurityPolicy {
     ///   the verified chain — but a server with a publicly trusted, unpinned chain then fails
     ///   with ``TrustFailure/noPinnedCertificateInChain(host:chainSubjects:)``, which names the
     ///   chain, instead of an opaque "untrusted root" from the handshake.
+    /// - revocation: `base`'s combined with ``revocation`` (the stricter of both; OpenSSL checks
+    ///   it during the handshake).
     ///
     /// The anchors are sorted, so equal policies give equal configurations (one pool key, one
     /// OpenSSL context).
     public func tlsConfiguration(base: TLSConfiguration, at date: Date = Date()) -> TLSConfiguration {
         var configuration = base
+        configuration.revocation = base.revocation.union(revocation)
         let (mode, allowInvalid, validatesDomainName) = effective(at: date)
         if mode != .none {
             // Connections judged by these pins are never shared with connections made before the

@@ -55,6 +55,15 @@ public struct SecurityPolicy: Sendable, Hashable {
     /// ordinary validation instead of failing for ever once its pinned keys are rotated. nil:
     /// the pins never expire.
     public private(set) var pinsExpire: Date?
+    /// Revocation checking required of the server, on top of what the request's TLS settings
+    /// already ask (the two are combined with ``RevocationPolicy/union(_:)``, so a policy never
+    /// weakens them): CRL files (RFC 5280) and a required stapled OCSP response (RFC 6960,
+    /// RFC 6066 §8), like Alamofire's `RevocationTrustEvaluator`. A must-staple certificate
+    /// (RFC 7633) is held to its staple whatever this says. A revoked certificate fails the
+    /// handshake: ``TrustFailure/certificateVerificationFailed(host:_:)`` with
+    /// `CertificateVerificationFailure.revoked`. Default ``RevocationPolicy/default`` (nothing
+    /// beyond must-staple).
+    public private(set) var revocation: RevocationPolicy = .default
 
     /// No pinning; a valid chain and a matching host name are required.
     public static let `default` = SecurityPolicy(
@@ -157,6 +166,11 @@ public struct SecurityPolicy: Sendable, Hashable {
     /// See ``pinsExpire``. Never makes a policy unsafe, so it does not throw.
     public mutating func setPinsExpire(_ date: Date?) {
         pinsExpire = date
+    }
+
+    /// See ``revocation``. Checking more never makes a policy unsafe, so it does not throw.
+    public mutating func setRevocation(_ revocation: RevocationPolicy) {
+        self.revocation = revocation
     }
 
     // MARK: Queries

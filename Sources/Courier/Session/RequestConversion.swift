@@ -8,7 +8,6 @@ import FoundationEssentials
 /// and the timeouts and TLS settings applied. Redirects are left to the session (disabled here).
 struct RequestConversion {
     var additionalHeaders: HTTPFields
-    var resourceTimeout: Double?
 
     /// Field names that carry credentials for one origin (as the transport's redirect rules).
     static let credentialFieldNames = ["authorization", "cookie", "proxy-authorization"]
@@ -22,8 +21,11 @@ struct RequestConversion {
     /// - Parameters:
     ///   - includeCredentials: whether the session's Authorization, Cookie and
     ///     Proxy-Authorization fields are added (not on a redirect to another origin).
-    ///   - elapsed: seconds the task has run; the resource timeout is what remains of it.
-    func convert(_ request: Request, includeCredentials: Bool = true, elapsed: Double = 0) throws(CourierError) -> HTTPClientRequest {
+    ///   - deadline: the task's deadline; the request's total timeout is what remains of it.
+    ///   - phase: the phase to report when the deadline has already passed.
+    func convert(
+        _ request: Request, includeCredentials: Bool = true, deadline: Deadline? = nil, phase: CourierError.Phase = .connect
+    ) throws(CourierError) -> HTTPClientRequest {
         let url: HTTPURL
         do { url = try HTTPURL(request.url.absoluteString) } catch {
             throw CourierError(.invalidURL, underlying: error, failingURL: request.url, detail: error.description)
@@ -34,6 +36,9 @@ struct RequestConversion {
         var headers = request.headers
         for field in additionalHeaders where !headers.contains(field.name) {
             if !includeCredentials, Self.credentialFieldNames.contains(field.name.lowercased()) { continue }
+            // User information in the URL is this request's own credentials (the transport sends
+            // them as Basic): more specific than the session's default Authorization.
+            if url.user != nil, field.name.lowercased() == "authorization" { continue }
             headers.append(field)
         }
         var body: HTTPClientRequestBody?
@@ -45,13 +50,13 @@ struct RequestConversion {
         var converted = HTTPClientRequest(method: request.method, url: url, headers: headers, body: body)
         var timeouts = HTTPClientTimeouts()
         timeouts.idleRead = Self.timeAmount(request.timeoutInterval)
-        if let resourceTimeout {
-            let remaining = resourceTimeout - max(0, elapsed)
-            guard remaining > 0 else {
-                throw CourierError(.resourceTimeout, failingURL: request.url,
-                                   detail: "timeoutIntervalForResource (\(resourceTimeout) s) elapsed before this request")
+        if let deadline {
+            let remaining = deadline.remaining()
+            guard remaining > .zero else {
+                throw CourierError(.resourceTimeout, phase: phase, failingURL: request.url,
+                                   detail: "the task's deadline (totalTimeoutInterval or timeoutIntervalForResource) passed before this request")
             }
-            timeouts.total = Self.timeAmount(remaining)
+            timeouts.total = remaining
         }
         converted.timeouts = timeouts
         converted.redirects = .disabled

@@ -11,8 +11,10 @@ public struct SessionConfiguration: Sendable {
     public var client = HTTPClientConfiguration()
     /// Header fields added to every request that does not set them itself.
     public var httpAdditionalHeaders = HTTPFields()
-    /// The longest a whole task may take, redirects included (`timeoutIntervalForResource`);
-    /// nil for no limit. Each request's ``Request/timeoutInterval`` is the idle timeout.
+    /// The longest a whole task may take, redirects included (`timeoutIntervalForResource`),
+    /// on the monotonic clock from `resume()`; nil for no limit. A request's own
+    /// ``Request/totalTimeoutInterval`` may set a sooner one. Each request's
+    /// ``Request/timeoutInterval`` is the idle timeout.
     public var timeoutIntervalForResource: Double? = nil
     /// The largest body a data or upload task collects in memory. Past it the task fails with
     /// ``CourierError/Code/bodyTooLarge``; use a download task for large bodies.

@@ -92,6 +92,12 @@ extension SessionManager {
     /// Streams the body to a temporary file, then moves it where `destination` says
     /// (`downloadTaskWithRequest:progress:destination:completionHandler:`). Without a
     /// destination the file stays at its temporary location (reported in the completion).
+    ///
+    /// A body whose content coding Courier does not undo (``Response/undecodedContentCodings``:
+    /// `br`, `zstd`, an unknown coding, or any coding when decompression is off) is saved
+    /// exactly as received and the task succeeds, like a download with `curl` (no
+    /// `--compressed`): nothing is altered or lost, and the codings are named on the response
+    /// the destination closure, the finish hook and the completion see (RFC 9110 §8.4).
     public func downloadTask(
         with request: Request, options: DownloadOptions = [.createIntermediateDirectories, .removePreviousFile],
         progress: ProgressHandler? = nil, destination: (@Sendable (URL, Response) -> URL)? = nil,

@@ -1,4 +1,5 @@
 import CourierClient
+import CourierCore
 import Dispatch
 import FoundationEssentials
 import Synchronization
@@ -64,7 +65,7 @@ public final class SessionManager: Sendable {
             throw CourierError(.transport, phase: .connect, underlying: error, detail: "could not start the event loops: \(error)")
         }
         self.conversion = RequestConversion(
-            additionalHeaders: configuration.httpAdditionalHeaders, resourceTimeout: configuration.timeoutIntervalForResource)
+            additionalHeaders: configuration.httpAdditionalHeaders)
     }
 
     deinit {
@@ -153,16 +154,27 @@ public final class SessionManager: Sendable {
 
     /// The transport request for one attempt of a task. `origin`: the task's first URL — the
     /// session's credential fields are not sent to another origin (a redirect may lead there);
-    /// `startedAt`: when the task started, so `timeoutIntervalForResource` covers every attempt.
-    func convert(_ request: Request, sameOriginAs origin: URL? = nil, startedAt: Date = Date()) throws(CourierError) -> HTTPClientRequest {
+    /// `deadline`: the task's (``deadline(for:startingAt:)``), so it covers every attempt;
+    /// `phase`: the phase a deadline already passed is reported in.
+    func convert(
+        _ request: Request, sameOriginAs origin: URL? = nil, deadline: Deadline? = nil, phase: CourierError.Phase = .connect
+    ) throws(CourierError) -> HTTPClientRequest {
         let sameOrigin = origin.map { RequestConversion.sameOrigin(request.url, $0) } ?? true
-        var converted = try conversion.convert(request, includeCredentials: sameOrigin, elapsed: Date().timeIntervalSince(startedAt))
+        var converted = try conversion.convert(request, includeCredentials: sameOrigin, deadline: deadline, phase: phase)
         // For every scheme: `apply` gives an https request its host's TLS settings, and refuses
         // a plain http request to a host whose policy pins instead of silently not pinning.
         do { try securityPolicies.apply(to: &converted, base: configuration.client.tls) } catch {
             throw error.with(response: nil, body: nil, failingURL: request.url)
         }
         return converted
+    }
+
+    /// A task's deadline: the sooner of the request's `totalTimeoutInterval` and the session's
+    /// `timeoutIntervalForResource`, counted on the monotonic clock from `start`; nil for none.
+    func deadline(for request: Request, startingAt start: Deadline) -> Deadline? {
+        let limits = [request.totalTimeoutInterval, configuration.timeoutIntervalForResource]
+            .compactMap { $0.flatMap(RequestConversion.timeAmount) }
+        return limits.min().map { start + $0 }
     }
 
     func cachedResponse(for request: Request) -> CachedResponse? {

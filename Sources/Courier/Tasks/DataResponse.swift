@@ -16,7 +16,8 @@ public struct DataResponse<Value: Sendable>: Sendable {
 }
 
 /// What a download task hands its completion handler: the file's final location or the error,
-/// and resume data when the download can be continued.
+/// and resume data when the download can be continued. A file saved with a content coding left
+/// undone holds the bytes as received; ``undecodedContentCodings`` names the codings.
 public struct DownloadResponse: Sendable {
     public let request: Request
     public let response: Response?
@@ -26,6 +27,10 @@ public struct DownloadResponse: Sendable {
     public let result: Result<URL, CourierError>
 
     public var error: CourierError? { if case .failure(let error) = result { error } else { nil } }
+    /// The content codings still applied to the saved file, in the order the server applied
+    /// them (``Response/undecodedContentCodings``, RFC 9110 §8.4); empty when there were none
+    /// or Courier undid them.
+    public var undecodedContentCodings: [String] { response?.undecodedContentCodings ?? [] }
 }
 
 /// A progress callback: the progress's state at the time of delivery.

@@ -46,10 +46,10 @@ extension SessionTask {
     /// Makes `request` as the task's next attempt.
     func launch(_ request: Request) {
         let converted: HTTPClientRequest
-        let startDate = core.withLock { $0.startDate } ?? Date()
+        let (deadline, redirected) = core.withLock { ($0.deadline, $0.redirectCount > 0) }
         do {
             converted = try manager.convert(
-                request, sameOriginAs: originalRequest.url, startedAt: startDate)
+                request, sameOriginAs: originalRequest.url, deadline: deadline, phase: redirected ? .redirect : .connect)
         } catch {
             complete(.failure(error))
             return
@@ -116,7 +116,8 @@ extension SessionTask {
             guard core.attempt == attempt, !core.completed else { return nil }
             return core.currentRequest
         }) else { return }
-        let response = Response(url: request.url, statusCode: head.status, headers: head.headers)
+        let response = Response(
+            url: request.url, statusCode: head.status, headers: head.headers, undecodedContentCodings: head.undecodedContentCodings)
         let hooks = manager.hooks
 
         // A redirect the configuration follows.
@@ -187,7 +188,8 @@ extension SessionTask {
                 return .success(nil)
             }
             var next = Request(url: target, method: redirected.method, headers: redirected.headers,
-                               body: redirected.keepsBody ? request.body : nil, timeoutInterval: request.timeoutInterval)
+                               body: redirected.keepsBody ? request.body : nil, timeoutInterval: request.timeoutInterval,
+                               totalTimeoutInterval: request.totalTimeoutInterval)
             if !redirected.keepsBody { next.body = nil }
             return .success((next, RedirectVisit(method: request.method, url: url)))
         } catch {

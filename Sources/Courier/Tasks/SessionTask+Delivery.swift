@@ -56,11 +56,12 @@ struct FinishedTask: Sendable {
 typealias TaskFinisher = @Sendable (RawOutcome) -> FinishedTask
 
 extension SessionTask {
-    /// The response's body length as the caller will see it: unknown (-1) when a content coding
-    /// hides the decoded size, 0 when the response cannot have a body.
+    /// The response's body length as the caller will see it: unknown (-1) when the transport
+    /// undoes a content coding (the decoded size is unknown), 0 when the response cannot have a
+    /// body. A body whose codings are left undone arrives as sent, so Content-Length holds.
     func expectedBodyLength(_ response: Response, request: Request) -> Int64 {
         if request.method == .HEAD || response.statusCode == 204 || response.statusCode == 304 { return 0 }
-        if response.hasContentCoding, manager.configuration.client.decompression { return -1 }
+        if response.hasContentCoding, response.undecodedContentCodings.isEmpty { return -1 }
         return response.expectedContentLength
     }
 

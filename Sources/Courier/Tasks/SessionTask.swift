@@ -1,4 +1,5 @@
 import CourierClient
+import CourierCore
 import Dispatch
 import FoundationEssentials
 import Synchronization
@@ -83,7 +84,7 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     }
 
     public var description: String {
-        "\(kind)Task #\(taskIdentifier) \(originalRequest.method) \(originalRequest.url.absoluteString) (\(state))"
+        "\(kind)Task #\(taskIdentifier) \(originalRequest.method) \(originalRequest.url.redactedForDisplay) (\(state))"
     }
 
     public static func == (lhs: SessionTask, rhs: SessionTask) -> Bool { lhs === rhs }
@@ -100,6 +101,7 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
             guard core.started else {
                 core.started = true
                 core.startDate = Date()
+                core.deadline = manager.deadline(for: originalRequest, startingAt: .now())
                 return .start
             }
             if core.readingPaused, !core.awaitingDecision, !core.sinkBusy, !core.replaying, let client = core.clientTask {
@@ -159,7 +161,11 @@ struct TaskCore {
     var state: SessionTask.State = .suspended
     var started = false
     var completed = false
+    /// When the task started, for its metrics (wall clock, as NSURLSessionTaskMetrics).
     var startDate: Date?
+    /// When the task must have ended (monotonic): the sooner of the request's
+    /// `totalTimeoutInterval` and the session's `timeoutIntervalForResource`, from `resume()`.
+    var deadline: Deadline?
     var taskDescription: String?
     var currentRequest: Request
     var response: Response?

@@ -15,12 +15,64 @@ public struct HTTPClientResponse: Sendable {
 extension HTTPClient {
     /// Runs `request` and collects the body in memory (up to `maximumBodySize` bytes; past
     /// that the request fails in the `receive` phase).
+    ///
+    /// Cancelling the calling Swift task cancels the request at once, in whatever phase it is
+    /// (as ``HTTPClientTask/cancel()`` does: a connection with the request in flight is closed),
+    /// and the call throws a ``ClientError`` with code ``ClientError/Code/cancelled``. A task
+    /// already cancelled when it calls this starts no request at all.
     public func execute(_ request: HTTPClientRequest, maximumBodySize: Int = 64 * 1024 * 1024) async throws(ClientError) -> HTTPClientResponse {
-        let result: Result<HTTPClientResponse, ClientError> = await withCheckedContinuation { continuation in
-            let collector = CollectingDelegate(limit: maximumBodySize) { continuation.resume(returning: $0) }
-            execute(request, delegate: collector)
+        let handle = AsyncRequestHandle()
+        let result: Result<HTTPClientResponse, ClientError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let collector = CollectingDelegate(limit: maximumBodySize) { continuation.resume(returning: $0) }
+                // Cancelled before it began (the handler ran first): no request is made.
+                guard handle.mayStart() else {
+                    collector.didFail(cancelledBeforeStart: ClientError(.cancelled, detail: "the Swift task was cancelled before the request started"))
+                    return
+                }
+                handle.started(execute(request, delegate: collector))
+            }
+        } onCancel: {
+            handle.cancel()
         }
         return try result.get()
+    }
+}
+
+/// Connects Swift task cancellation with the transport request of one `async` call. The
+/// cancellation handler may run before, during or after the request starts, on any thread.
+final class AsyncRequestHandle: Sendable {
+    private enum State {
+        case notStarted
+        case running(HTTPClientTask)
+        case cancelled
+    }
+
+    private let state = Mutex(State.notStarted)
+
+    /// Whether the request may start: false once the task was cancelled.
+    func mayStart() -> Bool {
+        state.withLock { if case .cancelled = $0 { false } else { true } }
+    }
+
+    /// The request started; it is cancelled at once if the task was cancelled meanwhile.
+    func started(_ task: HTTPClientTask) {
+        let cancelNow = state.withLock { state -> Bool in
+            if case .cancelled = state { return true }
+            state = .running(task)
+            return false
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// The Swift task was cancelled.
+    func cancel() {
+        let task = state.withLock { state -> HTTPClientTask? in
+            defer { state = .cancelled }
+            if case .running(let task) = state { return task }
+            return nil
+        }
+        task?.cancel()
     }
 }
 
@@ -56,6 +108,11 @@ final class CollectingDelegate: HTTPClientResponseDelegate {
             return
         }
         completion(.success(HTTPClientResponse(head: head, body: body, trailers: trailers, metrics: metrics)))
+    }
+
+    /// Reports `error` for a request that was never started.
+    func didFail(cancelledBeforeStart error: ClientError) {
+        completion(.failure(error))
     }
 
     func didFail(_ task: HTTPClientTask, error: ClientError, metrics: HTTPClientMetrics) {

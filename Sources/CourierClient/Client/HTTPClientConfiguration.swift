@@ -15,7 +15,10 @@ public struct HTTPClientConfiguration: Sendable {
     /// Requests per connection before it is closed (nil: no limit).
     public var maximumUsesPerConnection: Int? = nil
     public var redirects: RedirectConfiguration = .default
-    /// Undo gzip/deflate and send `Accept-Encoding: gzip, deflate` when the request has none.
+    /// Undo gzip/deflate and send `Accept-Encoding: gzip, deflate` when the request has none
+    /// (never a coding the client cannot undo). A body with any other coding is delivered as
+    /// received and the coding named in ``HTTPClientResponseHead/undecodedContentCodings``;
+    /// off: no `Accept-Encoding` is added and every coding is delivered and named that way.
     public var decompression = true
     public var decompressionLimits: ContentDecoderLimits = .default
     public var proxy: ProxyConfiguration = .none

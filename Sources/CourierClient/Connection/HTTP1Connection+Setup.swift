@@ -81,8 +81,10 @@ extension HTTP1Connection {
     /// RFC 9110 §9.3.6: `CONNECT host:port`, with Basic proxy credentials when configured.
     func startProxyTunnel() {
         phase = .proxyHandshake
-        let authority = "\(key.origin.host.contains(":") ? "[\(key.origin.host)]" : key.origin.host):\(key.origin.port)"
-        var head = HTTPRequestHead(method: .CONNECT, target: .authority(host: key.origin.host, port: key.origin.port))
+        // The target's host is a uri-host (RFC 3986 §3.2.2): an IPv6 address goes in brackets.
+        let uriHost = key.origin.host.contains(":") ? "[\(key.origin.host)]" : key.origin.host
+        let authority = "\(uriHost):\(key.origin.port)"
+        var head = HTTPRequestHead(method: .CONNECT, target: .authority(host: uriHost, port: key.origin.port))
         if let credentials = key.proxy?.credentials {
             do {
                 let value = try basicAuthorizationValue(username: credentials.username, password: credentials.password)

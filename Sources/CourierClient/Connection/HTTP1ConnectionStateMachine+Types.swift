@@ -93,21 +93,33 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
     public var version: HTTPVersion
     /// The status code (RFC 9110 §15).
     public var status: Int
-    /// The reason phrase (RFC 9112 §4); informative only.
+    /// The reason phrase (RFC 9112 §4) as text, decoded like a field value (UTF-8 when valid,
+    /// else ISO-8859-1); informative only.
     public var reason: String
+    /// The reason phrase's exact bytes (it may hold obs-text, RFC 9112 §4).
+    public var reasonBytes: [UInt8]
+    /// The header fields; each keeps its exact bytes (``HTTPField/valueBytes``, RFC 9110 §5.5).
     public var headers: HTTPFields
     /// How the body was delimited.
     public var framing: BodyFraming
     /// Whether the server allowed the connection to be reused (RFC 9112 §9.3).
     public var isKeepAlive: Bool
+    /// The content codings still applied to the body the delegate receives, in the order the
+    /// sender applied them (RFC 9110 §8.4); empty when the body has none or all were undone.
+    /// Set by ``HTTPClientTask`` when a coding cannot be undone (`br`, `zstd`, an unknown one,
+    /// more layers than `ContentDecodingPlan.maximumLayers`) or decompression is off: then no
+    /// coding is undone and the body arrives exactly as received (`ContentDecodingPlan`).
+    public var undecodedContentCodings: [String] = []
 
+    /// - Parameter reasonBytes: the reason phrase's bytes; nil means `reason`'s UTF-8.
     public init(
         version: HTTPVersion, status: Int, reason: String, headers: HTTPFields, framing: BodyFraming,
-        isKeepAlive: Bool
+        isKeepAlive: Bool, reasonBytes: [UInt8]? = nil
     ) {
         self.version = version
         self.status = status
         self.reason = reason
+        self.reasonBytes = reasonBytes ?? Array(reason.utf8)
         self.headers = headers
         self.framing = framing
         self.isKeepAlive = isKeepAlive
@@ -117,6 +129,6 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
     public init(_ head: HTTPResponseHead) {
         self.init(
             version: head.version, status: head.status, reason: head.reason.string, headers: head.headers.owned(),
-            framing: head.framing, isKeepAlive: head.isKeepAlive)
+            framing: head.framing, isKeepAlive: head.isKeepAlive, reasonBytes: head.reason.bytes)
     }
 }

@@ -409,7 +409,14 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         case .idleRead:
             return fail(ClientError(.readTimeout))
         case .total:
-            return fail(ClientError(.totalTimeout))
+            // The phase says where the time ran out: still sending the request (a body the server
+            // does not read, or a 100-continue wait), or waiting for the response.
+            switch request.body {
+            case .waitingForContinue, .sending:
+                return fail(ClientError(.totalTimeout, phase: .send, detail: "while sending the request"))
+            case .sent, .abandoned:
+                return fail(ClientError(.totalTimeout, detail: "while receiving the response"))
+            }
         case .continueWait:
             // RFC 9110 §10.1.1: a client that waited "for some reasonable period" may send the body.
             guard case .waitingForContinue = request.body else { return .none }

@@ -65,6 +65,8 @@ public final class HTTPClientTask: @unchecked Sendable {
     private var sentHead: HTTPRequestHead?
     private var poolTimer: TimerID?
     private var ended = false
+    /// `Basic …` from the current URL's user information, set by `acquire()` for each hop.
+    private var urlAuthorization: String?
 
     init(client: HTTPClient, request: HTTPClientRequest, delegate: any HTTPClientResponseDelegate, homeLoop: EventLoop) {
         self.id = Self.ids.add(1, ordering: .relaxed).newValue
@@ -142,7 +144,16 @@ public final class HTTPClientTask: @unchecked Sendable {
 
     private func acquire() {
         if isCancelled { end(failure: ClientError(.cancelled)); return }
-        if let deadline, deadline.hasPassed { end(failure: ClientError(.totalTimeout)); return }
+        if let deadline, deadline.hasPassed {
+            end(failure: ClientError(.totalTimeout, phase: history.isEmpty ? .pool : .redirect, detail: "before the request was made"))
+            return
+        }
+        do {
+            urlAuthorization = try Self.authorization(from: request.url)
+        } catch {
+            end(failure: error)
+            return
+        }
         let proxy: ProxyServer?
         do {
             proxy = request.url.scheme == .unix ? nil : try client.configuration.proxy.proxy(for: request.url)
@@ -197,7 +208,7 @@ public final class HTTPClientTask: @unchecked Sendable {
     /// The pool could not give a connection.
     func poolFailed(_ error: ClientError) {
         var error = error
-        if error.code == .poolTimeout, let deadline, deadline.hasPassed { error = ClientError(.totalTimeout, detail: "while waiting for a connection") }
+        if error.code == .poolTimeout, let deadline, deadline.hasPassed { error = ClientError(.totalTimeout, phase: .pool, detail: "while waiting for a connection") }
         if isCancelled { error = ClientError(.cancelled) }
         homeLoop.execute { [self, error] in end(failure: error) }
     }
@@ -248,8 +259,27 @@ public final class HTTPClientTask: @unchecked Sendable {
                        expectContinue: request.expectContinue, deadline: deadline)
     }
 
+    /// The `Authorization` value for a URL with user information (`http://user:pass@host/`): Basic
+    /// credentials (RFC 7617) of the percent-decoded user and password (RFC 3986 §3.2.1), as
+    /// curl and URLSession send them; no password is an empty one. They belong to the URL's
+    /// origin: a redirect to another origin leaves the user information behind
+    /// (``RedirectConfiguration/decide(method:url:headers:body:status:location:history:)``).
+    static func authorization(from url: HTTPURL) throws(ClientError) -> String? {
+        guard let user = url.user else { return nil }
+        do {
+            return try basicAuthorizationValue(username: user, password: url.password ?? "")
+        } catch {
+            // The error names the reason only, never the credentials.
+            throw ClientError(.invalidURL, cause: error, detail: "the URL's user information cannot be sent as Basic credentials")
+        }
+    }
+
     private func makeHead(proxied: Bool) -> HTTPRequestHead {
         var headers = request.headers
+        // The caller's own Authorization field wins over the URL's user information.
+        if let urlAuthorization, !headers.contains("Authorization") {
+            try? headers.append(name: "Authorization", value: urlAuthorization)
+        }
         if client.configuration.decompression, !headers.contains("Accept-Encoding") {
             try? headers.append(name: "Accept-Encoding", value: "gzip, deflate")
         }
@@ -310,15 +340,16 @@ public final class HTTPClientTask: @unchecked Sendable {
                 return ClientError(code, phase: .redirect, cause: error, detail: error.description)
             }
         }
-        if client.configuration.decompression {
-            switch ContentDecodingPlan(contentEncoding: head.headers.values(for: "Content-Encoding")) {
-            case .decode(let codings):
-                decoder = ContentDecoder(codings: codings, limits: client.configuration.decompressionLimits)
-            case .tooManyLayers(let count):
-                return ClientError(.contentDecoding, detail: "\(count) stacked content codings")
-            case .none, .unsupported:
-                break
-            }
+        var head = head
+        let fields = head.headers.values(for: "Content-Encoding")
+        switch ContentDecodingPlan(contentEncoding: fields, decoding: client.configuration.decompression) {
+        case .decode(let codings):
+            decoder = ContentDecoder(codings: codings, limits: client.configuration.decompressionLimits)
+        case .passThrough(let undecoded):
+            // Delivered as received; the head says what is left (RFC 9110 §8.4).
+            head.undecodedContentCodings = undecoded
+        case .none:
+            break
         }
         delegate.didReceiveHead(self, head)
         return nil

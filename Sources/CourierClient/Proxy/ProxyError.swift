@@ -33,15 +33,6 @@ public struct ProxyError: Error, Hashable, Sendable, CustomStringConvertible {
         return s + ": \"\(value)\""
     }
 
-    /// `value` with everything before the last `@` of the authority replaced by `***`.
-    static func redacted(_ value: String) -> String {
-        let utf8 = Array(value.utf8)
-        let authorityStart = utf8.indices.first { utf8[$0...].starts(with: "://".utf8) }.map { $0 + 3 } ?? 0
-        let authorityEnd = utf8[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") } ?? utf8.count
-        guard let at = utf8[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) else {
-            return HTTPURLError.escaped(value)
-        }
-        let kept = Array(utf8[..<authorityStart]) + Array("***".utf8) + Array(utf8[at...])
-        return HTTPURLError.escaped(String(decoding: kept, as: UTF8.self))
-    }
+    /// `value` with the user information replaced by `***` (``UserInfoRedaction``), escaped.
+    static func redacted(_ value: String) -> String { HTTPURLError.loggable(value) }
 }

@@ -81,9 +81,11 @@ extension RedirectConfiguration {
     ///   bytes in a Location are percent-encoded first, as curl and browsers do; control bytes
     ///   make it invalid.
     /// - A change of origin (scheme, host or port) drops Authorization, Cookie and
-    ///   Proxy-Authorization. A Host field set by the caller is kept for the same origin (a
-    ///   virtual-host override, as curl does) and rewritten to the new URL's otherwise; without
-    ///   one, the encoder adds Host from the new URL.
+    ///   Proxy-Authorization, and the user information of `url` (its credentials) stays behind;
+    ///   a Location on the same origin without user information inherits that of `url`. A Host
+    ///   field set by the caller is kept for the same origin (a virtual-host override, as curl
+    ///   does) and rewritten to the new URL's otherwise; without one, the encoder adds Host from
+    ///   the new URL.
     /// - The same method and URL requested twice in one chain is a loop.
     ///
     /// - Parameters:
@@ -103,17 +105,17 @@ extension RedirectConfiguration {
         }
         guard history.count < maximum else { throw .tooManyRedirects(history.count + 1) }
 
-        let target: HTTPURL
+        var target: HTTPURL
         do {
             target = try url.resolving(RedirectConfiguration.percentEncodingSpacesAndNonASCII(trimmed))
         } catch where error.reason == .unsupportedScheme {
-            throw .unsupportedScheme(HTTPURLError.escaped(location))
+            throw .unsupportedScheme(HTTPURLError.loggable(location))
         } catch {
             throw .invalidLocation(HTTPURLError(reason: error.reason, input: location))
         }
         // A server on the network must not send the client into a local socket.
         if target.scheme == .unix, !(url.scheme == .unix && target.origin == url.origin) {
-            throw .unsupportedScheme(HTTPURLError.escaped(location))
+            throw .unsupportedScheme(HTTPURLError.loggable(location))
         }
         if url.scheme == .https, target.scheme == .http, !allowHTTPSToHTTP {
             throw .httpsToHTTPDowngrade(target)
@@ -139,7 +141,11 @@ extension RedirectConfiguration {
         if dropsBody {
             for name in RedirectConfiguration.bodyFieldNames { newHeaders.remove(name: name) }
         }
-        if target.origin != url.origin {
+        if target.origin == url.origin {
+            // User information is the credentials of its origin: kept for the same origin (a
+            // relative Location keeps it already), never carried to another one.
+            if target.rawUserInfo == nil, let userInfo = url.rawUserInfo { target = target.replacingUserInfo(userInfo) }
+        } else {
             for name in RedirectConfiguration.credentialFieldNames { newHeaders.remove(name: name) }
             if newHeaders.contains("Host") {
                 do {

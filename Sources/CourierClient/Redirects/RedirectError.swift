@@ -8,7 +8,8 @@ public enum RedirectError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The Location value is not a valid URI reference, or resolves to an invalid URL.
     case invalidLocation(HTTPURLError)
     /// The Location names a scheme other than http or https (the payload is the Location,
-    /// escaped for logging), or leads from a network URL to a Unix-domain socket.
+    /// escaped for logging, user information redacted), or leads from a network URL to a
+    /// Unix-domain socket.
     case unsupportedScheme(String)
     /// An `https` → `http` redirect while ``RedirectConfiguration/allowHTTPSToHTTP`` is false.
     case httpsToHTTPDowngrade(HTTPURL)

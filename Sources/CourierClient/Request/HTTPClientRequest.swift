@@ -5,6 +5,9 @@ import CourierTLS
 /// One HTTP request: method, URL, header fields, optional body and per-request options.
 public struct HTTPClientRequest: Sendable {
     public var method: HTTPMethod
+    /// The URL. User information in it (`http://user:pass@host/`) is sent as Basic credentials
+    /// (RFC 7617) unless ``headers`` has an Authorization field, to this URL's origin only: a
+    /// redirect to another origin leaves it behind.
     public var url: HTTPURL
     /// Header fields as given. `Host` is derived from ``url`` when absent (RFC 9112 §3.2);
     /// `Content-Length`/`Transfer-Encoding` come from ``body`` (RFC 9112 §6) and must not be set.

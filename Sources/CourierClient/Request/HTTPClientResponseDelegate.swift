@@ -18,8 +18,9 @@ public protocol HTTPClientResponseDelegate: AnyObject {
     func didSendRequestBody(_ task: HTTPClientTask, total: Int64)
     /// The final response head (after redirects). Body bytes follow.
     func didReceiveHead(_ task: HTTPClientTask, _ head: HTTPClientResponseHead)
-    /// A piece of the body, decompressed when the response had a content coding and
-    /// decompression is on. Return `.pause` to stop reading until `resumeReading()`.
+    /// A piece of the body, with its content codings undone — unless the head's
+    /// `undecodedContentCodings` names some: then exactly as received. Return `.pause` to stop
+    /// reading until `resumeReading()`.
     func didReceiveBodyPart(_ task: HTTPClientTask, _ part: ByteBuffer) -> HTTPClientBodyDemand
     /// The response ended, with its trailer fields.
     func didFinish(_ task: HTTPClientTask, trailers: HTTPFields, metrics: HTTPClientMetrics)

@@ -100,10 +100,12 @@ public struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
     /// The normalised URL, user information included (percent-encoded as written).
     public var absoluteString: String { serialized(userInfo: rawUserInfo) }
 
-    /// ``absoluteString`` with the password, if any, replaced by `***`, so a URL can be logged.
+    /// ``absoluteString`` with the credentials redacted, so a URL can be logged: the password
+    /// becomes `***` (`http://alice:***@h/`), and user information without a password, often a
+    /// token on its own, is replaced whole (`http://***@h/`). See ``UserInfoRedaction``.
     public var description: String {
-        guard let rawUserInfo, let colon = rawUserInfo.firstIndex(of: ":") else { return absoluteString }
-        return serialized(userInfo: rawUserInfo[..<colon] + ":***")
+        guard let rawUserInfo else { return absoluteString }
+        return serialized(userInfo: UserInfoRedaction.redacted(rawUserInfo[...]))
     }
 
     /// This URL without user information (credentials belong in an Authorization field).
@@ -111,6 +113,13 @@ public struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
         HTTPURL(
             scheme: scheme, host: host, hostKind: hostKind, explicitPort: explicitPort, path: path, query: query,
             rawUserInfo: nil, authorityHost: authorityHost)
+    }
+
+    /// This URL with `rawUserInfo` (still percent-encoded, already validated) as its user information.
+    func replacingUserInfo(_ rawUserInfo: String) -> HTTPURL {
+        HTTPURL(
+            scheme: scheme, host: host, hostKind: hostKind, explicitPort: explicitPort, path: path, query: query,
+            rawUserInfo: rawUserInfo, authorityHost: authorityHost)
     }
 
     /// `[userinfo "@"] host [":" port]` as written (normalised).

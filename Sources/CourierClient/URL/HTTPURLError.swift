@@ -50,13 +50,17 @@ public struct HTTPURLError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public let reason: Reason
-    /// The refused string, with control and non-ASCII bytes escaped so it is safe to log.
+    /// The refused string, with control and non-ASCII bytes escaped and any user information
+    /// (credentials, RFC 3986 §3.2.1) replaced by `***`, so it is safe to log.
     public let input: String
 
     public init(reason: Reason, input: String) {
         self.reason = reason
-        self.input = HTTPURLError.escaped(input)
+        self.input = HTTPURLError.loggable(input)
     }
+
+    /// `s` with user information redacted and control and non-ASCII bytes escaped.
+    static func loggable(_ s: String) -> String { escaped(UserInfoRedaction.redactingText(s)) }
 
     public var description: String { "HTTPURLError.\(reason.rawValue): \"\(input)\"" }
 

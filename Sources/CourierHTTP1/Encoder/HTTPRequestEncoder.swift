@@ -10,11 +10,12 @@ public enum HTTPRequestEncoder {
     /// - Parameters:
     ///   - head: the request line and fields.
     ///   - host: the `Host` value (`host[:port]`), used when `head.headers` has no Host field.
-    ///     The Host field is written first (RFC 9112 §3.2).
+    ///     The Host field is written first (RFC 9112 §3.2). More than one Host field is refused.
     ///   - framing: how the body is delimited. Content-Length or `Transfer-Encoding: chunked` is
     ///     added when the fields do not already say the same thing.
     /// - Throws: ``HTTPEncodingError`` for a version other than HTTP/1.0 or HTTP/1.1, an invalid
-    ///   target or Host, or framing fields that disagree with `framing`.
+    ///   target or Host (RFC 3986 grammar), several Host fields, or framing fields that disagree
+    ///   with `framing`.
     public static func encodeHead(
         _ head: HTTPRequestHead, host: String?, framing: RequestBodyFraming, into buffer: inout ByteBuffer
     ) throws(HTTPEncodingError) {
@@ -24,7 +25,13 @@ public enum HTTPRequestEncoder {
             throw HTTPEncodingError(reason: .unsupportedVersion, detail: "\(head.version)")
         }
         try validateTarget(head.method, head.target)
-        let hostField = head.headers[first: "Host"] ?? host
+        // Only one Host may go out (RFC 9110 §7.2, RFC 9112 §3.2: a server must reject more), and
+        // dropping the others would alter the caller's request silently.
+        let hostFields = head.headers.values(for: "Host")
+        guard hostFields.count <= 1 else {
+            throw HTTPEncodingError(reason: .multipleHosts, detail: "\(hostFields.count) Host fields: \(hostFields)")
+        }
+        let hostField = hostFields.first ?? host
         if let hostField {
             guard isValidHost(hostField) else { throw HTTPEncodingError(reason: .invalidHost, detail: hostField) }
         } else if head.version == .http1_1 {
@@ -48,7 +55,7 @@ public enum HTTPRequestEncoder {
         for field in head.headers where !field.name.caseInsensitiveEquals("Host") {
             buffer.writeString(field.name)
             buffer.writeString(": ")
-            buffer.writeString(field.value)
+            field.writeValue(into: &buffer)
             buffer.writeString("\r\n")
         }
         if let addLength {
@@ -88,7 +95,7 @@ public enum HTTPRequestEncoder {
         for field in trailers {
             buffer.writeString(field.name)
             buffer.writeString(": ")
-            buffer.writeString(field.value)
+            field.writeValue(into: &buffer)
             buffer.writeString("\r\n")
         }
         buffer.writeString("\r\n")
@@ -109,12 +116,12 @@ public enum HTTPRequestEncoder {
                 throw fail(s)
             }
         case .absolute(let s):
-            guard method != .CONNECT, s.utf8.allSatisfy(isValidTargetByte), let colon = s.utf8.firstIndex(of: UInt8(ascii: ":")),
-                colon > s.utf8.startIndex,
-                s.utf8[..<colon].allSatisfy({ ByteClass.lower($0) >= UInt8(ascii: "a") && ByteClass.lower($0) <= UInt8(ascii: "z") || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) })
-            else { throw fail(s) }
+            guard method != .CONNECT, s.utf8.allSatisfy(isValidTargetByte), isValidAbsoluteForm(Array(s.utf8)) else {
+                // User information is refused without being repeated: it may be a password.
+                throw fail(s.utf8.contains(UInt8(ascii: "@")) ? "an absolute-form target with \"@\" (not shown)" : s)
+            }
         case .authority(let host, let port):
-            guard method == .CONNECT, (1...65535).contains(port), isValidHost(host), !host.isEmpty else {
+            guard method == .CONNECT, (1...65535).contains(port), URIGrammar.isHost(Array(host.utf8)[...]) else {
                 throw fail("\(host):\(port)")
             }
         case .asterisk:
@@ -122,18 +129,24 @@ public enum HTTPRequestEncoder {
         }
     }
 
-    /// `uri-host [ ":" port ]` (RFC 3986 §3.2.2): reg-name, IPv4 or a bracketed IP literal.
-    static func isValidHost(_ host: String) -> Bool {
-        guard !host.isEmpty else { return false }
-        return host.utf8.allSatisfy { b in
-            switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return "-._~!$&'()*+,;=:[]%".utf8.contains(b)
-            }
+    /// `absolute-URI = scheme ":" hier-part [ "?" query ]` (RFC 3986 §4.3), checked as far as
+    /// the request line needs: the scheme by its grammar (§3.1), and an authority, when there
+    /// is one, as `uri-host [":" port]` without user information, which a sender must not put
+    /// in a target URI (RFC 9110 §4.2.4).
+    static func isValidAbsoluteForm(_ bytes: [UInt8]) -> Bool {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), URIGrammar.isScheme(bytes[..<colon]) else {
+            return false
         }
+        let rest = bytes[(colon + 1)...]
+        guard rest.starts(with: "//".utf8) else { return true }
+        let authority = rest.dropFirst(2).prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") }
+        return URIGrammar.isHostAndPort(authority)
+    }
+
+    /// `uri-host [ ":" port ]` (RFC 3986 §3.2.2, §3.2.3): an IP-literal in balanced brackets, an
+    /// IPv4 address or a reg-name whose every `%` starts a pct-encoded triplet.
+    static func isValidHost(_ host: String) -> Bool {
+        URIGrammar.isHostAndPort(Array(host.utf8)[...])
     }
 
     /// Which framing fields the encoder must add, after checking the caller's own ones agree.

@@ -1,3 +1,5 @@
+import CourierCore
+
 /// A field that would produce an invalid or injected message was refused.
 public struct HTTPFieldError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Reason: String, Hashable, Sendable {
@@ -15,27 +17,65 @@ public struct HTTPFieldError: Error, Hashable, Sendable, CustomStringConvertible
 }
 
 /// One owned field line.
+///
+/// A value is bytes (RFC 9110 §5.5): ``valueBytes`` are exactly the bytes received or to be
+/// sent, obs-text (0x80–0xFF) included. ``value`` is the same value as text: the bytes decoded
+/// as UTF-8 when they are valid UTF-8, otherwise as ISO-8859-1, one scalar per byte (so a
+/// received `caf\xE9` reads "café" and its ``valueBytes`` are still `63 61 66 E9`). A field made
+/// from a `String` is sent as that string's UTF-8.
 public struct HTTPField: Hashable, Sendable {
     public let name: String
+    /// The value as text (see the type's documentation for bytes that are not UTF-8).
     public let value: String
+    /// Whether ``value`` stands for its bytes one scalar per byte (ISO-8859-1) rather than as
+    /// UTF-8: true only for values whose bytes are not valid UTF-8.
+    let valueIsLatin1: Bool
 
     /// Creates a field, refusing names that are not tokens and values with CR, LF, NUL or other
     /// controls, so that no field can inject a line into a message (RFC 9110 §5.1, §5.5).
-    /// Leading and trailing SP/HTAB are trimmed from the value.
+    /// Leading and trailing SP/HTAB are trimmed from the value, which is sent as UTF-8.
     public init(name: String, value: String) throws(HTTPFieldError) {
+        try HTTPField.validate(name: name, value: value.utf8)
+        self.name = name
+        self.value = HTTPField.trimmed(value)
+        self.valueIsLatin1 = false
+    }
+
+    /// Creates a field whose value is exactly `valueBytes` (after trimming leading and trailing
+    /// SP/HTAB): VCHAR, SP, HTAB and obs-text (RFC 9110 §5.5). Controls are refused as by
+    /// ``init(name:value:)``.
+    public init(name: String, valueBytes: some Collection<UInt8>) throws(HTTPFieldError) {
+        try HTTPField.validate(name: name, value: valueBytes)
+        var bytes = Array(valueBytes)
+        while let last = bytes.last, ByteClass.isWhitespace(last) { bytes.removeLast() }
+        let start = bytes.firstIndex { !ByteClass.isWhitespace($0) } ?? bytes.endIndex
+        let decoded = bytes[start...].withUnsafeBytes { FieldText.decode($0) }
+        self.name = name
+        self.value = decoded.string
+        self.valueIsLatin1 = decoded.isLatin1
+    }
+
+    init(unchecked name: String, value: String, isLatin1: Bool) {
+        self.name = name
+        self.value = value
+        self.valueIsLatin1 = isLatin1
+    }
+
+    /// The value's exact bytes (RFC 9110 §5.5). Allocates.
+    public var valueBytes: [UInt8] { FieldText.bytes(of: value, isLatin1: valueIsLatin1) }
+
+    /// Writes the value's bytes.
+    func writeValue(into buffer: inout ByteBuffer) {
+        if valueIsLatin1 { buffer.writeBytes(valueBytes) } else { buffer.writeString(value) }
+    }
+
+    private static func validate(name: String, value: some Collection<UInt8>) throws(HTTPFieldError) {
         guard !name.isEmpty, name.utf8.allSatisfy(ByteClass.isToken) else {
             throw HTTPFieldError(reason: .invalidName, name: name)
         }
-        guard value.utf8.allSatisfy(ByteClass.isFieldValue) else {
+        guard value.allSatisfy(ByteClass.isFieldValue) else {
             throw HTTPFieldError(reason: .invalidValue, name: name)
         }
-        self.name = name
-        self.value = HTTPField.trimmed(value)
-    }
-
-    init(unchecked name: String, value: String) {
-        self.name = name
-        self.value = value
     }
 
     static func trimmed(_ value: String) -> String {
@@ -76,9 +116,14 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
         storage.append(field)
     }
 
-    /// Appends bytes the parser has already validated.
-    mutating func appendUnchecked(name: String, value: String) {
-        storage.append(HTTPField(unchecked: name, value: value))
+    /// Appends a field whose value is exactly `valueBytes`, after validating it.
+    public mutating func append(name: String, valueBytes: some Collection<UInt8>) throws(HTTPFieldError) {
+        storage.append(try HTTPField(name: name, valueBytes: valueBytes))
+    }
+
+    /// Appends bytes the parser has already validated, decoded by ``FieldText``.
+    mutating func appendUnchecked(name: String, value: String, isLatin1: Bool) {
+        storage.append(HTTPField(unchecked: name, value: value, isLatin1: isLatin1))
     }
 
     /// Replaces every field named `name` with one field, after validating it.
@@ -105,14 +150,25 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
         storage.contains { $0.name.caseInsensitiveEquals(name) }
     }
 
-    /// The first value of the field named `name`.
+    /// The first value of the field named `name`, as text (see ``HTTPField`` for how bytes that
+    /// are not UTF-8 read).
     public subscript(first name: String) -> String? {
         storage.first { $0.name.caseInsensitiveEquals(name) }?.value
     }
 
-    /// All values of fields named `name`.
+    /// The exact bytes of the first field named `name` (RFC 9110 §5.5).
+    public func firstValueBytes(for name: String) -> [UInt8]? {
+        storage.first { $0.name.caseInsensitiveEquals(name) }?.valueBytes
+    }
+
+    /// All values of fields named `name`, as text.
     public func values(for name: String) -> [String] {
         storage.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
+    /// The exact bytes of every field named `name`, in order.
+    public func valueBytes(for name: String) -> [[UInt8]] {
+        storage.filter { $0.name.caseInsensitiveEquals(name) }.map(\.valueBytes)
     }
 }
 

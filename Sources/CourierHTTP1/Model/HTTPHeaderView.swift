@@ -19,6 +19,7 @@ struct HTTPFieldSpan: Hashable, Sendable {
 
 /// A run of bytes inside a parsed message, shared with the read buffer (no copy).
 ///
+/// These are exactly the bytes the peer sent, obs-text (0x80–0xFF) included (RFC 9110 §5.5).
 /// A `String` is built only when ``string`` is asked for.
 public struct HTTPBytes: Sendable, Hashable, CustomStringConvertible {
     /// The bytes, as a slice of the parser's read buffer.
@@ -37,9 +38,17 @@ public struct HTTPBytes: Sendable, Hashable, CustomStringConvertible {
         try buffer.withUnsafeReadableBytes(body)
     }
 
-    /// The bytes decoded as UTF-8 (invalid sequences become U+FFFD). Allocates.
+    /// A copy of the bytes. Allocates.
+    public var bytes: [UInt8] {
+        withUnsafeBytes { Array($0) }
+    }
+
+    /// The bytes as text: decoded as UTF-8 when they are valid UTF-8, otherwise as ISO-8859-1
+    /// (each byte becomes the scalar with its number, so `caf\xE9` reads "café" and no byte is
+    /// replaced). Use ``bytes`` or ``withUnsafeBytes(_:)`` for the exact bytes (RFC 9110 §5.5).
+    /// Allocates.
     public var string: String {
-        withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        withUnsafeBytes { FieldText.decode($0).string }
     }
 
     /// Whether the bytes equal `ascii`, ignoring ASCII case. Allocates nothing.
@@ -142,9 +151,15 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
         }
     }
 
-    /// The value of the first field named `name` as a String, or nil.
+    /// The value of the first field named `name` as a String (see ``HTTPBytes/string`` for how
+    /// bytes that are not UTF-8 read), or nil.
     public subscript(first name: String) -> String? {
         firstIndex(named: name).map { self[$0].value.string }
+    }
+
+    /// The exact bytes of the first field named `name`, or nil (RFC 9110 §5.5).
+    public func firstValueBytes(for name: String) -> [UInt8]? {
+        firstIndex(named: name).map { self[$0].value.bytes }
     }
 
     /// All values of fields named `name`, in order, as Strings.
@@ -152,10 +167,21 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
         filter { $0.name.equalsCaseInsensitive(name) }.map { $0.value.string }
     }
 
-    /// Copies the fields into an owned ``HTTPFields`` list.
+    /// The exact bytes of every field named `name`, in order.
+    public func valueBytes(for name: String) -> [[UInt8]] {
+        filter { $0.name.equalsCaseInsensitive(name) }.map { $0.value.bytes }
+    }
+
+    /// Copies the fields into an owned ``HTTPFields`` list. Every value keeps its exact bytes
+    /// (``HTTPField/valueBytes``).
     public func owned() -> HTTPFields {
         var fields = HTTPFields()
-        for field in self { fields.appendUnchecked(name: field.name.string, value: field.value.string) }
+        for field in self {
+            let value = field.value.withUnsafeBytes { FieldText.decode($0) }
+            // Names are tokens (the parser checked every byte), so plain ASCII decoding is exact.
+            let name = field.name.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            fields.appendUnchecked(name: name, value: value.string, isLatin1: value.isLatin1)
+        }
         return fields
     }
 

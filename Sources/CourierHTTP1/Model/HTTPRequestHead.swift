@@ -4,7 +4,8 @@ public enum RequestTarget: Hashable, Sendable {
     case origin(String)
     /// An absolute URI, as sent to a forward proxy (§3.2.2).
     case absolute(String)
-    /// `host:port`, only for CONNECT (§3.2.3).
+    /// `host:port`, only for CONNECT (§3.2.3). `host` is a uri-host (RFC 3986 §3.2.2): an IPv6
+    /// address is written in brackets (`[::1]`), as it appears on the wire.
     case authority(host: String, port: Int)
     /// `*`, only for a server-wide OPTIONS (§3.2.4).
     case asterisk

@@ -2,7 +2,7 @@ import CourierCore
 
 /// A parsed response head: status line and header fields, as views into the read buffer.
 public struct HTTPResponseHead: Sendable, Hashable {
-    /// `HTTP/1.0` or `HTTP/1.1`.
+    /// `HTTP/1.0` or `HTTP/1.1` (a minor version above 1 is processed as 1.1, RFC 9110 §2.5).
     public let version: HTTPVersion
     /// The three-digit status code (RFC 9110 §15), 100–999.
     public let status: Int

@@ -1,4 +1,7 @@
-/// An HTTP version as it appears on the wire: `HTTP/1.0` or `HTTP/1.1` (RFC 9112 §2.3).
+/// An HTTP version: `HTTP/1.0` or `HTTP/1.1` (RFC 9112 §2.3).
+///
+/// The parsers report the version a message is processed as: a peer's `HTTP/1.2` … `HTTP/1.9`
+/// is HTTP/1.1 (RFC 9110 §2.5).
 public struct HTTPVersion: Hashable, Sendable, CustomStringConvertible {
     public let major: UInt8
     public let minor: UInt8

@@ -29,13 +29,15 @@ public enum BodyFraming: Hashable, Sendable {
         role: Role, version: HTTPVersion, fields: FramingFields,
         configuration: HTTPParserConfiguration, headOffset: Int
     ) throws(HTTPParserError) -> BodyFraming {
-        // §6.3 ¶1–2: responses that never have a body, and CONNECT tunnels. Framing fields are
-        // still validated above (the scanner), but they do not delimit anything here.
+        // §6.3 ¶1–2: CONNECT tunnels, and responses that never have a body. Framing fields are
+        // still validated above (the scanner), but they do not delimit anything here. Any 2xx
+        // to CONNECT opens the tunnel, 204 included (RFC 9110 §9.3.6), so that is decided first:
+        // a 204 framed as "no body" would leave the connection reusable with a tunnel behind it.
         if case .response(let method, let status) = role {
+            if method == .connect && status >= 200 && status < 300 { return .tunnel }
             if method == .head || (status >= 100 && status < 200) || status == 204 || status == 304 {
                 return .none
             }
-            if method == .connect && status >= 200 && status < 300 { return .tunnel }
         }
         if let teOffset = fields.transferEncodingOffset {
             // §6.1: Transfer-Encoding in an HTTP/1.0 message means the framing is faulty.

@@ -3,7 +3,8 @@ import CourierCore
 /// Decodes the chunked transfer coding (RFC 9112 §7.1), resumable at any byte.
 ///
 /// Strict by default: the chunk size is 1*HEXDIG with a digit cap and overflow check; chunk
-/// extensions are skipped (bounded, controls refused); every line ends in CRLF; chunk data is
+/// extensions are checked against their grammar (``ChunkExtensionPhase``), bounded, and then
+/// ignored; every line ends in CRLF; chunk data is
 /// followed by exactly CRLF; the trailer section is parsed with the header-field rules. A guard
 /// against tiny-chunk amplification fails a stream whose mean chunk is too small.
 public struct ChunkedDecoder: Sendable {
@@ -20,7 +21,8 @@ public struct ChunkedDecoder: Sendable {
     private enum State: Sendable {
         case size
         case sizeWhitespace
-        case sizeExtension
+        /// Inside chunk extensions, at this point of their grammar.
+        case sizeExtension(ChunkExtensionPhase)
         case sizeLF
         case data(remaining: UInt64)
         case dataCR
@@ -235,7 +237,7 @@ public struct ChunkedDecoder: Sendable {
                     } else if byte == UInt8(ascii: "\r") {
                         state = .sizeLF
                     } else if byte == UInt8(ascii: ";") {
-                        state = .sizeExtension
+                        state = .sizeExtension(.beforeName)
                     } else if ByteClass.isWhitespace(byte) {
                         state = .sizeWhitespace
                     } else if byte == UInt8(ascii: "\n") {
@@ -247,24 +249,32 @@ public struct ChunkedDecoder: Sendable {
                 case .sizeWhitespace:
                     // BWS is allowed only before a chunk extension (RFC 9112 §7.1.1).
                     if byte == UInt8(ascii: ";") {
-                        state = .sizeExtension
+                        state = .sizeExtension(.beforeName)
                     } else if !ByteClass.isWhitespace(byte) {
                         throw HTTPParserError(.invalidChunkSize, offset: base &+ i)
                     }
-                case .sizeExtension:
-                    if byte == UInt8(ascii: "\r") {
-                        state = .sizeLF
-                    } else if byte == UInt8(ascii: "\n") {
-                        guard allowBareLF else { throw HTTPParserError(.bareLF, offset: base &+ i) }
-                        lineEnded = true
+                case .sizeExtension(let extensionPhase):
+                    // RFC 9112 §7.1.1, checked and then ignored. The line may end only after a
+                    // name or a whole value; a CR or LF anywhere else breaks the grammar.
+                    if byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n") {
+                        guard extensionPhase.mayEndLine else {
+                            throw HTTPParserError(.invalidChunkExtension, offset: base &+ i)
+                        }
+                        if byte == UInt8(ascii: "\r") {
+                            state = .sizeLF
+                        } else {
+                            guard allowBareLF else { throw HTTPParserError(.bareLF, offset: base &+ i) }
+                            lineEnded = true
+                        }
                     } else {
                         extensionBytes &+= 1
                         guard extensionBytes <= maxExtension else {
                             throw HTTPParserError(.chunkExtensionTooLong, offset: base &+ i)
                         }
-                        guard ByteClass.isFieldValue(byte) else {
+                        guard let next = extensionPhase.next(byte) else {
                             throw HTTPParserError(.invalidChunkExtension, offset: base &+ i)
                         }
+                        state = .sizeExtension(next)
                     }
                 case .sizeLF:
                     guard byte == UInt8(ascii: "\n") else { throw HTTPParserError(.missingLF, offset: base &+ i) }

@@ -151,6 +151,9 @@ struct HeaderBlockScanner: Sendable {
             case .startLine:
                 guard let k = ByteClass.firstControlOrDEL(bytes, from: p, to: end) else {
                     p = end
+                    // Judge what has arrived so far, so a reply that is not HTTP/1.x fails at its
+                    // first offending byte rather than after a line end that may never come.
+                    if kind == .status { try parseStatusLine(bytes, from: lineStart, to: end, base: base, complete: false) }
                     return try needMore()
                 }
                 let c = bytes[k]
@@ -159,24 +162,23 @@ struct HeaderBlockScanner: Sendable {
                     continue
                 }
                 p = k
-                let contentEnd = k
+                // Whatever this control byte turns out to be (CRLF, bare LF, CR without LF, or a
+                // stray control), the line before it is judged first: the first offending byte
+                // decides the error, so `hello world\n` is an invalid version at byte 0, not a
+                // bare LF.
+                try parseStartLine(bytes, from: lineStart, to: k, base: base)
                 if c == UInt8(ascii: "\r") {
                     guard k &+ 1 < end else { return try needMore() }
-                    if bytes[k &+ 1] == UInt8(ascii: "\n") {
-                        try parseStartLine(bytes, from: lineStart, to: contentEnd, base: base)
-                        p = k &+ 2
-                    } else {
-                        try startLineBadByte(bytes, at: k, base: base)
-                    }
+                    guard bytes[k &+ 1] == UInt8(ascii: "\n") else { throw startLineControlError(at: k, base: base) }
+                    p = k &+ 2
                 } else if c == UInt8(ascii: "\n") && allowBareLF {
-                    try parseStartLine(bytes, from: lineStart, to: contentEnd, base: base)
                     p = k &+ 1
                 } else if c == UInt8(ascii: "\n") {
                     throw HTTPParserError(.bareLF, offset: base &+ k)
                 } else {
-                    try startLineBadByte(bytes, at: k, base: base)
+                    throw startLineControlError(at: k, base: base)
                 }
-                previousContentEnd = contentEnd
+                previousContentEnd = k
                 lineStart = p
                 phase = .lineStart
 
@@ -339,15 +341,14 @@ struct HeaderBlockScanner: Sendable {
         }
     }
 
-    /// A control byte other than the line's CRLF ends the start line early: the line's own parse
-    /// reports an earlier problem if there is one, else this byte is the error.
-    private mutating func startLineBadByte(_ bytes: UnsafeRawBufferPointer, at k: Int, base: Int) throws(HTTPParserError) {
-        try parseStartLine(bytes, from: lineStart, to: k, base: base)
+    /// The error for a control byte (other than the line's CRLF) at `k` in a start line whose
+    /// bytes before `k` were already found valid.
+    private func startLineControlError(at k: Int, base: Int) -> HTTPParserError {
         switch kind {
         case .status:
-            throw HTTPParserError(k == lineStart &+ 12 ? .invalidStatusCode : .invalidReasonPhrase, offset: base &+ k)
+            return HTTPParserError(k == lineStart &+ 12 ? .invalidStatusCode : .invalidReasonPhrase, offset: base &+ k)
         case .request, .none:
-            throw HTTPParserError(.invalidVersion, offset: base &+ k)
+            return HTTPParserError(.invalidVersion, offset: base &+ k)
         }
     }
 
@@ -363,33 +364,53 @@ struct HeaderBlockScanner: Sendable {
         }
     }
 
-    /// Parses `HTTP/x.y` at `at`; returns the version.
-    private func parseVersion(_ bytes: UnsafeRawBufferPointer, at: Int, to: Int, base: Int) throws(HTTPParserError) -> HTTPVersion {
+    /// Parses `HTTP/x.y` at `at` and returns the version it is processed as.
+    ///
+    /// RFC 9110 §2.5: a recipient processes a higher minor version of a major version it
+    /// implements as the highest minor version it conforms to, so `HTTP/1.2` … `HTTP/1.9` are
+    /// HTTP/1.1 (and get HTTP/1.1's keep-alive rules). Any other major version is
+    /// `unsupportedVersion`; more than one digit on either side is `invalidVersion` (RFC 9112 §2.3).
+    ///
+    /// When `complete` is false the line may go on past `to`: running out of bytes is not an
+    /// error, and nil is returned. The checks run left to right, so a partial check reports only
+    /// what the complete one would report first.
+    private func parseVersion(
+        _ bytes: UnsafeRawBufferPointer, at: Int, to: Int, base: Int, complete: Bool = true
+    ) throws(HTTPParserError) -> HTTPVersion? {
         let prefix: StaticString = "HTTP/"
         for i in 0..<5 {
+            guard at &+ i < to || complete else { return nil }
             guard at &+ i < to, bytes[at &+ i] == prefix.utf8Start[i] else {
                 throw HTTPParserError(.invalidVersion, offset: base &+ at &+ i)
             }
         }
-        guard at &+ 8 <= to else { throw HTTPParserError(.invalidVersion, offset: base &+ to) }
+        guard at &+ 8 <= to else {
+            if complete { throw HTTPParserError(.invalidVersion, offset: base &+ to) }
+            return nil
+        }
         let major = bytes[at &+ 5] &- UInt8(ascii: "0")
         let minor = bytes[at &+ 7] &- UInt8(ascii: "0")
         guard major < 10 else { throw HTTPParserError(.invalidVersion, offset: base &+ at &+ 5) }
         guard bytes[at &+ 6] == UInt8(ascii: ".") else { throw HTTPParserError(.invalidVersion, offset: base &+ at &+ 6) }
         guard minor < 10 else { throw HTTPParserError(.invalidVersion, offset: base &+ at &+ 7) }
-        guard major == 1, minor <= 1 else { throw HTTPParserError(.unsupportedVersion, offset: base &+ at &+ 5) }
-        return HTTPVersion(major: major, minor: minor)
+        guard major == 1 else { throw HTTPParserError(.unsupportedVersion, offset: base &+ at &+ 5) }
+        return minor == 0 ? .http1_0 : .http1_1
     }
 
+    /// Parses a status line in `bytes[from..<to]`. With `complete` false, `to` is only how far the
+    /// line has arrived: the bytes so far are checked and nothing is reported for what is missing.
     private mutating func parseStatusLine(
-        _ bytes: UnsafeRawBufferPointer, from: Int, to: Int, base: Int
+        _ bytes: UnsafeRawBufferPointer, from: Int, to: Int, base: Int, complete: Bool = true
     ) throws(HTTPParserError) {
-        startLine.version = try parseVersion(bytes, at: from, to: to, base: base)
+        guard let version = try parseVersion(bytes, at: from, to: to, base: base, complete: complete) else { return }
+        startLine.version = version
         var i = from &+ 8
+        guard i < to || complete else { return }
         guard i < to, bytes[i] == UInt8(ascii: " ") else { throw HTTPParserError(.invalidVersion, offset: base &+ i) }
         i &+= 1
         var status = 0
         for k in 0..<3 {
+            guard i &+ k < to || complete else { return }
             guard i &+ k < to else { throw HTTPParserError(.invalidStatusCode, offset: base &+ to) }
             let digit = bytes[i &+ k] &- UInt8(ascii: "0")
             guard digit < 10, k > 0 || digit > 0 else { throw HTTPParserError(.invalidStatusCode, offset: base &+ i &+ k) }
@@ -428,7 +449,7 @@ struct HeaderBlockScanner: Sendable {
         startLine.targetStart = targetStart
         startLine.targetLength = i &- targetStart
         i &+= 1
-        startLine.version = try parseVersion(bytes, at: i, to: to, base: base)
+        startLine.version = try parseVersion(bytes, at: i, to: to, base: base) ?? .http1_1
         guard i &+ 8 == to else { throw HTTPParserError(.invalidVersion, offset: base &+ i &+ 8) }
     }
 

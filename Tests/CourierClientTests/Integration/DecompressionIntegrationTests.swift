@@ -22,6 +22,7 @@ func compress(_ input: [UInt8], gzip: Bool = true) -> [UInt8] { TestCompression.
             #expect(result.metrics?.bodyBytesDelivered == Int64(Self.text.count))
             // The head is delivered as received.
             #expect(result.head?.headers[first: "Content-Encoding"] == "gzip")
+            #expect(result.head?.undecodedContentCodings == [], "nothing is left undone")
             #expect(server.requests.first?.header("Accept-Encoding") == "gzip, deflate")
         }
     }
@@ -105,6 +106,7 @@ func compress(_ input: [UInt8], gzip: Bool = true) -> [UInt8] { TestCompression.
             #expect(result.error == nil, "\(String(describing: result.error))")
             #expect(result.body == opaque)
             #expect(result.head?.headers[first: "Content-Encoding"] == "br")
+            #expect(result.head?.undecodedContentCodings == ["br"], "the coding left undone is named")
         }
     }
 }

@@ -156,9 +156,54 @@ import Testing
             let holder = try HeldRequest(client, server)
             let waiting = run(client, try get("\(server.baseURL)/hold", timeouts: HTTPClientTimeouts(total: .milliseconds(200))))
             #expect(waiting.error?.code == .totalTimeout)
+            #expect(waiting.error?.phase == .pool, "the phase it ran out in")
             #expect(waiting.events == [.failed("totalTimeout")])
             holder.finish()
             #expect(server.requests.count == 1)
         }
     }
+
+    /// The total deadline covers a redirect chain: a stall after two redirects ends it, in the
+    /// receive phase, with both redirects counted.
+    @Test func totalTimeoutAcrossARedirectChain() throws {
+        try withClientAndServer { client, server in
+            server.route("/r1") { _, connection in try connection.respond(status: 302, headers: [("Location", "/r2")], body: "") }
+            server.route("/r2") { _, connection in try connection.respond(status: 307, headers: [("Location", "/stall")], body: "") }
+            let hold = server.holdingRoute("/stall") { connection in try connection.respond(body: "late") }
+            var timeouts = Self.relaxed
+            timeouts.total = .seconds(1)
+            let result = run(client, try get("\(server.baseURL)/r1", timeouts: timeouts))
+            #expect(hold.arrived.isSignaled)
+            #expect(result.error?.code == .totalTimeout)
+            #expect(result.error?.phase == .receive)
+            #expect(result.metrics?.redirectCount == 2)
+            #expect(server.requests.map(\.path) == ["/r1", "/r2", "/stall"])
+            hold.release()
+            expectAllConnectionsClosed(client, server)
+        }
+    }
+
+    /// A body the server never reads: the deadline ends the request in the send phase.
+    @Test func totalTimeoutWhileSendingTheBody() throws {
+        try withClientAndServer { client, server in
+            let hold = Hold()
+            server.route("/upload", body: .manual) { _, connection in try hold.wait(connection) }
+            var timeouts = Self.relaxed
+            timeouts.total = .seconds(1)
+            var request = try get("\(server.baseURL)/upload", timeouts: timeouts)
+            request.method = .POST
+            request.body = .stream(length: nil) { NeverEndingStream() }
+            let result = run(client, request)
+            #expect(result.error?.code == .totalTimeout)
+            #expect(result.error?.phase == .send)
+            hold.release()
+            expectAllConnectionsClosed(client, server)
+        }
+    }
+}
+
+/// A request body stream that never has a piece and asks to be polled again only after a minute.
+struct NeverEndingStream: HTTPClientBodyStream {
+    mutating func next() throws -> ByteBuffer? { ByteBuffer() }
+    var waitAfterEmptyPiece: TimeAmount? { .seconds(60) }
 }

@@ -376,6 +376,31 @@ struct HTTP1ConnectionFailureTests {
         #expect(idle.machine.timeout(.idleRead) == .none)
     }
 
+    /// The total deadline names the phase it ran out in (issue 9, item 2.3): `send` while the
+    /// request is still going out, `receive` once it is sent.
+    @Test func totalTimeoutNamesItsPhase() {
+        func failure(_ action: ConnAction) -> ClientError? {
+            if case .failRequest(let error, then: .close) = action { return error }
+            return nil
+        }
+        var continueWait = ConnectionHarness()
+        _ = continueWait.start(ConnectionHarness.get(method: .PUT), body: .chunked, expectContinue: true)
+        var sending = ConnectionHarness()
+        _ = sending.start(ConnectionHarness.get(method: .PUT), body: .knownLength(10))
+        _ = sending.part("abc")
+        var waitingForHead = ConnectionHarness()
+        _ = waitingForHead.start()
+        var inBody = ConnectionHarness()
+        _ = inBody.start()
+        _ = inBody.receive("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
+        for (harness, phase) in [(continueWait, ClientError.Phase.send), (sending, .send), (waitingForHead, .receive), (inBody, .receive)] {
+            var h = harness
+            let error = failure(h.machine.timeout(.total))
+            #expect(error?.code == .totalTimeout)
+            #expect(error?.phase == phase)
+        }
+    }
+
     enum CancelPhase: String, CaseIterable, Sendable {
         case waitingForContinue, sendingBody, waitingForHead, partialHead, receivingBody, paused
     }

@@ -1,3 +1,4 @@
+import CourierClient
 import CourierHTTP1
 import FoundationEssentials
 
@@ -18,7 +19,7 @@ extension HTTPRequestSerializing {
         guard let url = URL(string: urlString), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty
         else {
-            throw CourierError(.invalidURL, detail: "not an absolute http or https URL with a host: \(urlString)")
+            throw CourierError(.invalidURL, detail: "not an absolute http or https URL with a host: \(UserInfoRedaction.redactingText(urlString))")
         }
         let request = Request(url: url, method: method, timeoutInterval: http.timeoutInterval)
         return try serialize(request, parameters: parameters)

@@ -27,6 +27,8 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
     }
 
     /// - Throws: the validation errors of ``HTTPResponseSerializer/validate(response:data:)``;
+    ///   `.undecodedContentCoding` for a body still content-coded
+    ///   (``HTTPResponseSerializer/requireDecodedBody(response:data:)``);
     ///   `.responseSerializationFailed` for an empty body that the rule above refuses, or with
     ///   the `DecodingError` as underlying error when decoding fails.
     public func serialize(response: Response, data: Data?) throws(CourierError) -> T {

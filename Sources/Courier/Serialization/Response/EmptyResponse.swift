@@ -33,14 +33,16 @@ enum EmptyBody {
         return value
     }
 
-    /// The shared steps of the typed serializers: validate, apply the empty-body rule, then
-    /// `decode`, whose error becomes `.responseSerializationFailed` ("the body \(failure)").
+    /// The shared steps of the typed serializers: validate, refuse a body still content-coded
+    /// (`.undecodedContentCoding`), apply the empty-body rule, then `decode`, whose error
+    /// becomes `.responseSerializationFailed` ("the body \(failure)").
     static func decodeValidated<T>(
         _: T.Type, response: Response, data: Data?, acceptableStatusCodes: Set<Int>, acceptableContentTypes: Set<String>?,
         emptyResponseCodes: Set<Int>, failure: String, decode: (Data) throws -> T
     ) throws(CourierError) -> T {
         try HTTPResponseSerializer(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
             .validate(response: response, data: data)
+        try HTTPResponseSerializer.requireDecodedBody(response: response, data: data)
         guard let data, !data.isEmpty else {
             return try value(T.self, response: response, data: data, emptyResponseCodes: emptyResponseCodes)
         }

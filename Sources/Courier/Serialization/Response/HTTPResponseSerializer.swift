@@ -1,7 +1,8 @@
 import FoundationEssentials
 
 /// AFNetworking's `AFHTTPResponseSerializer`: validates the status code and content type and
-/// returns the body bytes (empty `Data` when there was no body).
+/// returns the body bytes (empty `Data` when there was no body) — as received when a content
+/// coding was left undone (``Response/undecodedContentCodings`` names it; nothing is lost).
 public struct HTTPResponseSerializer: ResponseSerializer {
     /// Acceptable status codes; 200–299 by default.
     public var acceptableStatusCodes: Set<Int>

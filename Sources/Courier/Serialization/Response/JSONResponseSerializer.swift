@@ -30,11 +30,14 @@ public struct JSONResponseSerializer: ResponseSerializer {
     }
 
     /// - Throws: the validation errors of ``HTTPResponseSerializer/validate(response:data:)``;
+    ///   `.undecodedContentCoding` for a body still content-coded
+    ///   (``HTTPResponseSerializer/requireDecodedBody(response:data:)``);
     ///   `.responseSerializationFailed` with the `DecodingError` as underlying error for a body
     ///   that is not JSON.
     public func serialize(response: Response, data: Data?) throws(CourierError) -> JSONValue? {
         try HTTPResponseSerializer(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
             .validate(response: response, data: data)
+        try HTTPResponseSerializer.requireDecodedBody(response: response, data: data)
         guard let data, !data.isEmpty, data != Data(" ".utf8) else { return nil }
         let value: JSONValue
         do {

@@ -20,7 +20,9 @@ public struct PropertyListResponseSerializer<T: Decodable & Sendable>: ResponseS
         self.emptyResponseCodes = emptyResponseCodes
     }
 
-    /// - Throws: the validation errors; `.responseSerializationFailed` for a refused empty body
+    /// - Throws: the validation errors; `.undecodedContentCoding` for a body still content-coded
+    ///   (``HTTPResponseSerializer/requireDecodedBody(response:data:)``);
+    ///   `.responseSerializationFailed` for a refused empty body
     ///   or, with the `DecodingError` as underlying error, a body that does not decode.
     public func serialize(response: Response, data: Data?) throws(CourierError) -> T {
         try EmptyBody.decodeValidated(

@@ -21,11 +21,14 @@ public struct StringResponseSerializer: ResponseSerializer {
         self.defaultEncoding = defaultEncoding
     }
 
-    /// - Throws: the validation errors; `.responseSerializationFailed` for a charset this
-    ///   serializer does not know or bytes that are invalid in the charset.
+    /// - Throws: the validation errors; `.undecodedContentCoding` for a body still
+    ///   content-coded (``HTTPResponseSerializer/requireDecodedBody(response:data:)``);
+    ///   `.responseSerializationFailed` for a charset this serializer does not know or bytes that
+    ///   are invalid in the charset.
     public func serialize(response: Response, data: Data?) throws(CourierError) -> String {
         try HTTPResponseSerializer(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
             .validate(response: response, data: data)
+        try HTTPResponseSerializer.requireDecodedBody(response: response, data: data)
         let encoding: TextEncoding
         if let charset = response.textEncodingName {
             guard let named = TextEncoding(charset: charset) else {

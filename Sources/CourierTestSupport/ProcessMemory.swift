@@ -1,9 +1,12 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 
-/// This process's resident memory, from /proc/self/status.
-enum ProcessMemory {
+/// This process's resident memory, from /proc/self/status (the memory-bound tests and the soak
+/// driver's RSS curve).
+public enum ProcessMemory {
     /// VmRSS (current) or VmHWM (peak since the last reset), in bytes.
-    static func read(_ field: String) -> Int? {
+    public static func read(_ field: String) -> Int? {
         guard let file = fopen("/proc/self/status", "r") else { return nil }
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 256)
@@ -16,11 +19,11 @@ enum ProcessMemory {
         return nil
     }
 
-    static var resident: Int { read("VmRSS") ?? 0 }
-    static var peak: Int { read("VmHWM") ?? 0 }
+    public static var resident: Int { read("VmRSS") ?? 0 }
+    public static var peak: Int { read("VmHWM") ?? 0 }
 
     /// Resets the peak (VmHWM) to the current RSS (Linux ≥ 4.0: "5" into clear_refs).
-    static func resetPeak() -> Bool {
+    public static func resetPeak() -> Bool {
         guard let file = fopen("/proc/self/clear_refs", "w") else { return false }
         defer { fclose(file) }
         return fputs("5", file) >= 0
