@@ -24,6 +24,16 @@ enum OpenSSLErrorQueue {
             contains(library: ERR_LIB_SSL, reason: reason, in: function)
         }
 
+        /// Whether the entries say the two sides share no protocol version: the peer's
+        /// protocol_version alert (70, RFC 8446 §6.2), or OpenSSL refusing the version the peer
+        /// offered or chose. (Not `SSL_R_WRONG_VERSION_NUMBER`: that is a record header that is
+        /// not TLS at all, such as a plain-HTTP answer.)
+        var isProtocolVersionMismatch: Bool {
+            if peerAlert == UInt8(SSL_AD_PROTOCOL_VERSION) { return true }
+            return [SSL_R_UNSUPPORTED_PROTOCOL, SSL_R_UNSUPPORTED_SSL_VERSION, SSL_R_WRONG_SSL_VERSION,
+                    SSL_R_VERSION_TOO_LOW, SSL_R_VERSION_TOO_HIGH].contains { contains(sslReason: $0) }
+        }
+
         /// Whether an entry has this library (`ERR_LIB_*`) and reason, optionally raised by the
         /// named OpenSSL function.
         func contains(library: Int32, reason: Int32, in function: String? = nil) -> Bool {

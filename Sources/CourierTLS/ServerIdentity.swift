@@ -1,3 +1,4 @@
+import CCourierOpenSSL
 import Glibc
 
 /// What a client's `serverHostname` names, which decides SNI and the certificate check.
@@ -25,6 +26,14 @@ enum ServerIdentity: Equatable {
         if name.isEmpty { return nil }
         self = .dns(String(name))
     }
+
+    /// How a DNS name is matched, in the handshake (`SSL_set_hostflags`) and by
+    /// ``TLSCertificate/matches(host:)`` alike: against the DNS subjectAltNames only
+    /// (`X509_CHECK_FLAG_NEVER_CHECK_SUBJECT`: without it OpenSSL falls back to the subject's
+    /// Common Name when there is no DNS subjectAltName, and a client must not use that CN-ID,
+    /// RFC 9525 §6.3, RFC 9110 §4.3.4), and a wildcard only as the whole left-most label
+    /// (`X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS`, RFC 9525 §6.3). IP literals never match a CN.
+    static let dnsCheckFlags = UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT)
 
     /// Whether `text` parses as a dotted-quad IPv4 or an IPv6 address.
     static func isIPLiteral(_ text: String) -> Bool {

@@ -2,14 +2,18 @@ import CCourierOpenSSL
 import Glibc
 
 /// One X.509 certificate as exported from a TLS session: its DER encoding, the SHA-256 of its
-/// SubjectPublicKeyInfo (the value HPKP-style public-key pins compare, RFC 7469 §2.4), and its
-/// subject for diagnostics.
+/// SubjectPublicKeyInfo (the value HPKP-style public-key pins compare, RFC 7469 §2.4), its
+/// SHA-256 fingerprint, and its subject for diagnostics.
 public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
     /// The certificate's DER encoding.
     public let der: [UInt8]
     /// SHA-256 of the DER-encoded SubjectPublicKeyInfo.
     public let spkiSHA256: [UInt8]
     private let _subject: String
+
+    /// SHA-256 of the DER encoding: the certificate's fingerprint, which certificate pins by
+    /// digest compare (what `openssl x509 -fingerprint -sha256` prints, in hex).
+    public var sha256Fingerprint: [UInt8] { Self.sha256(der) }
 
     /// The subject name on one line, as `X509_NAME_oneline` prints it: "/CN=localhost".
     public var subject: String { _subject }
@@ -20,7 +24,7 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
     init(x509 x: OpaquePointer) {
         self.der = Self.encode(x) { x, out in i2d_X509(x, out) }
         let spki = Self.encode(X509_get0_pubkey(x)) { key, out in i2d_PUBKEY(key, out) }
-        self.spkiSHA256 = sha256(spki)
+        self.spkiSHA256 = Self.sha256(spki)
         self._subject = Self.oneLineName(X509_get_subject_name(x))
     }
 
@@ -50,8 +54,9 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether this certificate names `host`, judged the way `.full` verification judges the
-    /// leaf: a DNS name against the DNS subjectAltNames (RFC 6125 §6.4, a wildcard only as the
-    /// whole left-most label, `X509_check_host` with `X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS`), an
+    /// leaf: a DNS name against the DNS subjectAltNames only — never the subject Common Name
+    /// (RFC 9525 §6.3, RFC 9110 §4.3.4) — with a wildcard only as the whole left-most label
+    /// (`X509_check_host` with ``ServerIdentity/dnsCheckFlags``), an
     /// IP literal (IPv4, or IPv6 with or without brackets) against the IP subjectAltNames
     /// (`X509_check_ip_asc`). For a policy that checks the name itself when chain verification
     /// is off. False for an empty host or a certificate OpenSSL cannot parse.
@@ -61,10 +66,32 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
         defer { OpenSSLErrorQueue.clear() }
         switch identity {
         case .dns(let name):
-            return name.withCString { X509_check_host(x, $0, strlen($0), UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS), nil) } == 1
+            return name.withCString { X509_check_host(x, $0, strlen($0), ServerIdentity.dnsCheckFlags, nil) } == 1
         case .ip(let address):
             return X509_check_ip_asc(x, address, 0) == 1
         }
+    }
+
+    /// SHA-256 (FIPS 180-4) of `bytes`, through OpenSSL. Of a DER certificate it is the
+    /// certificate's fingerprint (``sha256Fingerprint``); of a DER SubjectPublicKeyInfo, its
+    /// public-key pin (RFC 7469 §2.4, ``spkiSHA256``).
+    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = bytes.withUnsafeBytes { input in
+            // Safe: EVP_Digest reads `input.count` bytes and writes at most EVP_MAX_MD_SIZE bytes.
+            EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_sha256(), nil)
+        }
+        precondition(ok == 1, "EVP_Digest(sha256) failed")
+        return Array(digest.prefix(Int(length)))
+    }
+
+    /// SHA-256 of the SubjectPublicKeyInfo of a DER certificate (RFC 7469 §2.4): the public-key
+    /// pin of a certificate that is not at hand as a ``TLSCertificate``.
+    ///
+    /// - Throws: ``TLSError/Reason/configuration`` when `der` is not a DER certificate.
+    public static func spkiSHA256(certificateDER der: [UInt8]) throws(TLSError) -> [UInt8] {
+        try TLSCertificate(der: der).spkiSHA256
     }
 
     /// Reads every certificate in a PEM file, in file order.
@@ -109,16 +136,4 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
             return String(cString: p)
         }
     }
-}
-
-/// SHA-256 of `bytes` through OpenSSL's EVP interface.
-func sha256(_ bytes: [UInt8]) -> [UInt8] {
-    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-    var length: UInt32 = 0
-    let ok = bytes.withUnsafeBytes { input in
-        // Safe: EVP_Digest reads `input.count` bytes and writes at most EVP_MAX_MD_SIZE bytes.
-        EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_sha256(), nil)
-    }
-    precondition(ok == 1, "EVP_Digest(sha256) failed")
-    return Array(digest.prefix(Int(length)))
 }

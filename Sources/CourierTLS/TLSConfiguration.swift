@@ -12,7 +12,8 @@ public enum CertificateVerification: Sendable, Hashable {
 
 /// Where trusted root certificates come from.
 public enum TrustRoot: Sendable, Hashable {
-    /// The system store (`SSL_CTX_set_default_verify_paths`; on Debian `/etc/ssl/certs`).
+    /// The system store (`X509_STORE_set_default_paths`; on Debian `/etc/ssl/certs`), parsed once per
+    /// process, off the event loops, and shared by the contexts that use it.
     case system
     /// A PEM file holding one or more CA certificates.
     case file(String)

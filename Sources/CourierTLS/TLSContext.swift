@@ -46,6 +46,10 @@ public final class TLSContext: @unchecked Sendable {
         self.revocation = revocation
         // From here on `deinit` frees the context if a step below throws.
         try applyCommon(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
+        // Security level 2 at least (OpenSSL 3.2's default; some builds still default to 1): RSA,
+        // DSA and DH keys below 2048 bits, EC keys below 224 bits and SHA-1 signatures in the
+        // server's chain fail verification as `weakKey` / `weakSignatureAlgorithm`.
+        if SSL_CTX_get_security_level(ctx) < 2 { SSL_CTX_set_security_level(ctx, 2) }
         try loadTrustRoots(configuration.trustRoots)
         SSL_CTX_set_verify(ctx, configuration.verification == .none ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nil)
         revocation.install(on: ctx, verification: configuration.verification)
@@ -146,13 +150,26 @@ public final class TLSContext: @unchecked Sendable {
         _ = SSL_CTX_set_options(ctx, SSLOption.noCompression | SSLOption.noRenegotiation)
     }
 
+    /// Fills the context's certificate store. The system store is parsed once per process
+    /// (``SystemTrustStore``): a context that trusts only it shares that `X509_STORE`; one that
+    /// adds other roots gets its own store, seeded from the shared one.
     private func loadTrustRoots(_ roots: [TrustRoot]) throws(TLSError) {
+        if roots.contains(.system) {
+            let system = try SystemTrustStore.shared.get()
+            if roots.allSatisfy({ $0 == .system }) {
+                // Nothing else goes into this store, so it can be the shared one (up-ref'd).
+                SSL_CTX_set1_cert_store(ctx, system.store)
+                return
+            }
+            guard let own = SSL_CTX_get_cert_store(ctx) else {
+                throw OpenSSLErrorQueue.error(.configuration, "the context has no certificate store")
+            }
+            try system.addCertificates(to: own)
+        }
         for root in roots {
             switch root {
             case .system:
-                guard SSL_CTX_set_default_verify_paths(ctx) == 1 else {
-                    throw OpenSSLErrorQueue.error(.configuration, "cannot load the system trust store")
-                }
+                continue  // above
             case .file(let path):
                 guard SSL_CTX_load_verify_file(ctx, path) == 1 else {
                     throw OpenSSLErrorQueue.error(.configuration, "cannot load CA file \(path)")

@@ -59,7 +59,8 @@ public final class TLSEngine {
     private var cachedInfo: TLSConnectionInfo?
 
     /// Creates a client session. `serverHostname` decides SNI and the name check:
-    /// a DNS name is sent as SNI and verified with `SSL_set1_host`; an IP literal (IPv4, or IPv6
+    /// a DNS name is sent as SNI and verified with `SSL_set1_host` against the DNS subjectAltNames
+    /// only, never the subject CN (``ServerIdentity/dnsCheckFlags``); an IP literal (IPv4, or IPv6
     /// with or without brackets) is not sent as SNI and is verified against IP subjectAltNames;
     /// nil sends no SNI and checks no name. The name is checked only with `.full` verification.
     public init(context: TLSContext, serverHostname: String?) throws(TLSError) {
@@ -77,7 +78,7 @@ public final class TLSEngine {
             }
             guard sni == 1 else { throw OpenSSLErrorQueue.error(.configuration, "invalid SNI host name \(name)") }
             if checkName {
-                SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+                SSL_set_hostflags(ssl, ServerIdentity.dnsCheckFlags)
                 guard SSL_set1_host(ssl, name) == 1 else {
                     throw OpenSSLErrorQueue.error(.configuration, "invalid host name \(name)")
                 }
@@ -207,6 +208,9 @@ public final class TLSEngine {
             return TLSError(.certificateVerificationFailed(failure),
                             message: "\(verifyErrorString(verifyResult)) (\(verifyResult)); \(drained.message)",
                             peerAlert: drained.peerAlert)
+        }
+        if drained.isProtocolVersionMismatch {
+            return TLSError(.protocolVersionMismatch, message: messageOr(drained, "no protocol version in common"), peerAlert: drained.peerAlert)
         }
         // OpenSSL itself rejects a ServerHello whose ALPN protocol the client did not offer.
         if drained.contains(sslReason: SSL_R_BAD_EXTENSION, in: "tls_parse_stoc_alpn") {

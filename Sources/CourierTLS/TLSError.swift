@@ -38,6 +38,13 @@ public enum CertificateVerificationFailure: Sendable, Hashable {
     case ocspResponseInvalid
     /// A signature in the chain does not verify (4, 7).
     case signatureFailure
+    /// A certificate's public key is weaker than the security level allows: the leaf's (66) or
+    /// a CA's (67). Courier's clients use OpenSSL security level 2 or higher, so RSA, DSA and DH
+    /// keys below 2048 bits and elliptic-curve keys below 224 bits are refused.
+    case weakKey
+    /// A certificate is signed with a digest weaker than the security level allows (68), such
+    /// as SHA-1 or MD5 (OpenSSL 3 rates a SHA-1 signature at 63 bits, below level 1's 80).
+    case weakSignatureAlgorithm
     /// Any other verify error, with OpenSSL's code and text.
     case other(code: Int32, message: String)
 
@@ -61,6 +68,8 @@ public enum CertificateVerificationFailure: Sendable, Hashable {
             self = .revocationStatusUnknown
         case X509_V_ERR_CERT_SIGNATURE_FAILURE, X509_V_ERR_UNABLE_TO_DECRYPT_CERT_SIGNATURE:
             self = .signatureFailure
+        case X509_V_ERR_EE_KEY_TOO_SMALL, X509_V_ERR_CA_KEY_TOO_SMALL: self = .weakKey
+        case X509_V_ERR_CA_MD_TOO_WEAK: self = .weakSignatureAlgorithm
         default: self = .other(code: code, message: verifyErrorString(code))
         }
     }
@@ -90,6 +99,9 @@ public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The configuration cannot be used: unreadable file, bad certificate or key, key and
         /// certificate that do not match.
         case configuration
+        /// The two sides share no protocol version: one side's minimum is above the other's
+        /// maximum. Raised locally, or on the peer's protocol_version alert (70, RFC 8446 §6.2).
+        case protocolVersionMismatch
         /// The server selected an ALPN protocol the client did not offer (RFC 7301 §3.2).
         case alpnMismatch
         /// The peer closed the connection before the handshake finished.

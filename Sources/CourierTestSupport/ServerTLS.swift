@@ -34,6 +34,10 @@ public struct ServerTLS: Sendable, Hashable {
     /// A DER OCSPResponse stapled to every handshake whose client asks for one (RFC 6066 §8),
     /// as it is: the server does not check it. nil: nothing is stapled.
     public var ocspResponse: [UInt8]?
+    /// OpenSSL's security level for the server (`SSL_CTX_set_security_level`); nil keeps the
+    /// default. 0 lets the server present the weak certificates of the matrix (an RSA-1024 key,
+    /// a SHA-1 signature), which OpenSSL refuses to load at level 1 and above.
+    public var securityLevel: Int32?
 
     public init(
         certificateChain: String = "valid-chain.pem",
@@ -41,7 +45,8 @@ public struct ServerTLS: Sendable, Hashable {
         clientCA: String? = nil,
         minimumVersion: Version = .tls1_2,
         maximumVersion: Version? = nil,
-        ocspResponse: [UInt8]? = nil
+        ocspResponse: [UInt8]? = nil,
+        securityLevel: Int32? = nil
     ) {
         self.certificateChain = certificateChain
         self.privateKey = privateKey
@@ -49,6 +54,7 @@ public struct ServerTLS: Sendable, Hashable {
         self.minimumVersion = minimumVersion
         self.maximumVersion = maximumVersion
         self.ocspResponse = ocspResponse
+        self.securityLevel = securityLevel
     }
 }
 
@@ -96,6 +102,7 @@ final class TLSServerContext: @unchecked Sendable {
         if let maximum = settings.maximumVersion {
             SSL_CTX_ctrl(context, SSL_CTRL_SET_MAX_PROTO_VERSION, maximum.openSSLValue, nil)
         }
+        if let level = settings.securityLevel { SSL_CTX_set_security_level(context, level) }
         // SSL_MODE_AUTO_RETRY is on by default in 1.1.1+; blocking I/O needs nothing else.
         guard SSL_CTX_use_certificate_chain_file(context, TestCertificates.path(settings.certificateChain)) == 1 else {
             throw TestTLSError("loading certificate chain \(settings.certificateChain)")

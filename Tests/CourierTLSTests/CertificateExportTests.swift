@@ -34,6 +34,19 @@ struct CertificateExportTests {
         #expect(Set(info.peerChain.map(\.spkiSHA256)).count == info.peerChain.count)
     }
 
+    @Test("the fingerprint and the public SHA-256 helpers match digests computed without OpenSSL", arguments: ["valid-chain.pem", "selfsigned.pem"])
+    func publicDigests(chain: String) throws {
+        for certificate in try TLSCertificate.load(pemFile: Certificates.path(chain)) {
+            #expect(hex(certificate.sha256Fingerprint) == hex(referenceSHA256(certificate.der)), "\(certificate.subject)")
+            #expect(TLSCertificate.sha256(certificate.der) == certificate.sha256Fingerprint)
+            let spki = subjectPublicKeyInfo(ofCertificate: certificate.der)
+            #expect(TLSCertificate.sha256(spki) == certificate.spkiSHA256)
+            #expect(try TLSCertificate.spkiSHA256(certificateDER: certificate.der) == referenceSHA256(spki))
+        }
+        #expect(hex(TLSCertificate.sha256(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(throws: TLSError.self) { try TLSCertificate.spkiSHA256(certificateDER: [0x30, 0x03, 0x01, 0x02]) }
+    }
+
     @Test("the reference SHA-256 itself is right (FIPS 180-4 test vectors)")
     func referenceDigest() {
         #expect(hex(referenceSHA256(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")

@@ -80,9 +80,21 @@ struct HandshakeTests {
         link.handshake()
         let client = try #require(link.clientError)
         let server = try #require(link.serverError)
-        #expect(server.reason == .handshakeFailed)
-        #expect(client.reason == .handshakeFailed)
+        #expect(server.reason == .protocolVersionMismatch, "\(server)")
+        #expect(client.reason == .protocolVersionMismatch, "\(client)")
         // The server rejects the ClientHello with protocol_version (70).
+        #expect(client.peerAlert == 70, "\(client)")
+    }
+
+    @Test("a client limited to TLS 1.2 fails against a server requiring TLS 1.3")
+    func versionCeilingBelowServer() throws {
+        let link = try Link(client: Contexts.client { $0.maximumVersion = .tls1_2 }, hostname: "localhost",
+                            server: Contexts.server { $0.minimumVersion = .tls1_3 })
+        link.handshake()
+        let client = try #require(link.clientError)
+        let server = try #require(link.serverError)
+        #expect(server.reason == .protocolVersionMismatch, "\(server)")
+        #expect(client.reason == .protocolVersionMismatch, "\(client)")
         #expect(client.peerAlert == 70, "\(client)")
     }
 

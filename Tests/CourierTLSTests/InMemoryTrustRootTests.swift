@@ -99,5 +99,9 @@ struct InMemoryTrustRootTests {
         let wrong = try Self.certificate("wronghost.pem")
         #expect(wrong.matches(host: "wrong.example"))
         #expect(!wrong.matches(host: "localhost"))
+        // A subject Common Name is never a reference identity (RFC 9525 §6.3, RFC 9110 §4.3.4).
+        let cnOnly = try Self.certificate("cnonly.pem")  // CN=localhost, no subjectAltName
+        #expect(!cnOnly.matches(host: "localhost"))
+        #expect(!cnOnly.matches(host: "LOCALHOST"))
     }
 }

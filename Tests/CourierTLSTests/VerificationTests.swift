@@ -16,6 +16,8 @@ struct RejectionCase: Sendable, CustomStringConvertible {
 struct VerificationTests {
     @Test("a rejected certificate maps to its typed reason", arguments: [
         RejectionCase(chain: "wronghost-chain.pem", key: "wronghost.key", host: "localhost", expected: .hostnameMismatch),
+        // CN=localhost and no subjectAltName: a CN-ID, which a client must not use (RFC 9525 §6.3).
+        RejectionCase(chain: "cnonly-chain.pem", key: "cnonly.key", host: "localhost", expected: .hostnameMismatch),
         RejectionCase(chain: "valid-chain.pem", key: "valid.key", host: "127.0.0.1", expected: .ipAddressMismatch),
         RejectionCase(chain: "expired-chain.pem", key: "expired.key", host: "localhost", expected: .expired),
         RejectionCase(chain: "notyet-chain.pem", key: "notyet.key", host: "localhost", expected: .notYetValid),

@@ -35,7 +35,7 @@ extension SecurityPolicy {
             configuration.verification = .none
         } else {
             configuration.verification = validatesDomainName ? .full : .noHostnameVerification
-            if mode == .certificate {
+            if mode == .certificate && !pinnedCertificates.isEmpty {
                 let anchors = pinnedCertificates.sorted { $0.der.lexicographicallyPrecedes($1.der) }
                 configuration.trustRoots.append(.certificates(anchors))
             }
@@ -52,7 +52,7 @@ extension SecurityPolicy {
     /// 2. With ``validatesDomainName``, the leaf must name `context.host` (checked here too, not
     ///    only by OpenSSL, so the check holds whatever TLS configuration the connection used).
     /// 3. Pinning: ``SSLPinningMode/certificate`` — some certificate counted is DER-equal to a
-    ///    pinned one; ``SSLPinningMode/publicKey`` — some certificate counted has its SPKI
+    ///    pinned one or has a pinned SHA-256 fingerprint; ``SSLPinningMode/publicKey`` — some certificate counted has its SPKI
     ///    SHA-256 in ``pinnedPublicKeyHashes``; ``SSLPinningMode/none`` — accepted. After
     ///    ``pinsExpire`` the pins are not checked.
     ///
@@ -75,7 +75,11 @@ extension SecurityPolicy {
         case .none:
             return
         case .certificate:
-            guard counted.contains(where: { pinnedCertificates.contains($0) }) else {
+            guard counted.contains(where: pins) else {
+                if pinnedCertificates.isEmpty {
+                    throw .noPinnedFingerprintInChain(
+                        host: host, seenFingerprints: counted.map { CertificateFingerprint.string($0.sha256Fingerprint) })
+                }
                 throw .noPinnedCertificateInChain(host: host, chainSubjects: counted.map(\.subject))
             }
         case .publicKey:
@@ -108,7 +112,8 @@ extension SecurityPolicy {
 
     /// A stable label for the pins in force and how they are applied.
     private func poolPartition(mode: SSLPinningMode, allowInvalid: Bool, validatesDomainName: Bool) -> String {
-        let pins: [[UInt8]] = mode == .certificate ? pinnedCertificates.map(\.spkiSHA256) : Array(pinnedPublicKeyHashes)
+        let pins: [[UInt8]] = mode == .certificate
+            ? pinnedCertificates.map(\.sha256Fingerprint) + pinnedCertificateFingerprints : Array(pinnedPublicKeyHashes)
         let text = pins.map { Data($0).base64EncodedString() }.sorted().joined(separator: ",")
         return "courier-pins/\(mode)/\(allowInvalid ? "any" : "valid")/\(validatesDomainName ? "name" : "noname")/\(text)"
     }

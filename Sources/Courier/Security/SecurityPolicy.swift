@@ -30,6 +30,12 @@ public struct SecurityPolicy: Sendable, Hashable {
     /// chain must be one of them, and they are trust anchors; in ``SSLPinningMode/publicKey``
     /// mode their public keys are pinned.
     public private(set) var pinnedCertificates: Set<TLSCertificate>
+    /// Pinned certificates given by their SHA-256 fingerprint (32 bytes each, the digest of the
+    /// DER encoding) rather than in full. In ``SSLPinningMode/certificate`` mode a certificate of
+    /// the chain whose fingerprint is here counts as pinned, like one of ``pinnedCertificates``.
+    /// Unlike those, a fingerprint cannot be a trust anchor: the chain must verify on its own
+    /// (or ``allowInvalidCertificates`` be set).
+    public private(set) var pinnedCertificateFingerprints: Set<[UInt8]>
     /// The pinned SPKI SHA-256 digests (32 bytes each, RFC 7469 §2.4), backup pins included:
     /// any certificate of the chain may match one.
     public private(set) var pinnedPublicKeyHashes: Set<[UInt8]>
@@ -64,12 +70,13 @@ public struct SecurityPolicy: Sendable, Hashable {
         unchecked: .none, certificates: [], hashes: [], backups: [], allowInvalid: false, validatesDomainName: true,
         expires: nil)
 
-    private init(
-        unchecked mode: SSLPinningMode, certificates: Set<TLSCertificate>, hashes: Set<[UInt8]>, backups: Set<[UInt8]>,
-        allowInvalid: Bool, validatesDomainName: Bool, expires: Date?
+    init(
+        unchecked mode: SSLPinningMode, certificates: Set<TLSCertificate>, fingerprints: Set<[UInt8]> = [],
+        hashes: Set<[UInt8]>, backups: Set<[UInt8]>, allowInvalid: Bool, validatesDomainName: Bool, expires: Date?
     ) {
         self.pinningMode = mode
         self.pinnedCertificates = certificates
+        self.pinnedCertificateFingerprints = fingerprints
         self.pinnedPublicKeyHashes = hashes
         self.backupPublicKeyHashes = backups
         self.allowInvalidCertificates = allowInvalid
@@ -138,6 +145,14 @@ public struct SecurityPolicy: Sendable, Hashable {
         }
     }
 
+    /// Replaces the pinned certificate fingerprints (text forms as in
+    /// ``init(certificateFingerprints:allowInvalidCertificates:validatesDomainName:pinsExpire:)``);
+    /// ``pinnedCertificates`` stay pinned too.
+    public mutating func setPinnedCertificateFingerprints(_ fingerprints: [String]) throws(CourierError) {
+        let parsed = try Self.parseFingerprints(fingerprints)
+        try update { $0.pinnedCertificateFingerprints = parsed }
+    }
+
     /// See ``allowInvalidCertificates``.
     public mutating func setAllowInvalidCertificates(_ allow: Bool) throws(CourierError) {
         try update { $0.allowInvalidCertificates = allow }
@@ -185,7 +200,7 @@ public struct SecurityPolicy: Sendable, Hashable {
 
     // MARK: Validation
 
-    private mutating func update(_ change: (inout SecurityPolicy) -> Void) throws(CourierError) {
+    mutating func update(_ change: (inout SecurityPolicy) -> Void) throws(CourierError) {
         var copy = self
         change(&copy)
         try copy.check()
@@ -193,12 +208,12 @@ public struct SecurityPolicy: Sendable, Hashable {
     }
 
     /// AFNetworking's safety rule, applied when a policy is made instead of when it is used.
-    private func check() throws(CourierError) {
+    func check() throws(CourierError) {
         switch pinningMode {
         case .none:
             break
-        case .certificate where pinnedCertificates.isEmpty:
-            throw CourierError(.invalidSecurityPolicy, detail: "certificate pinning needs at least one pinned certificate")
+        case .certificate where pinnedCertificates.isEmpty && pinnedCertificateFingerprints.isEmpty:
+            throw CourierError(.invalidSecurityPolicy, detail: "certificate pinning needs at least one pinned certificate or fingerprint")
         case .publicKey where pinnedPublicKeyHashes.isEmpty:
             throw CourierError(.invalidSecurityPolicy, detail: "public-key pinning needs at least one pin")
         case .certificate, .publicKey:

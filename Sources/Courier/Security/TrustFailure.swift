@@ -8,6 +8,9 @@ public enum TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// Certificate pinning: no certificate considered (the verified chain, leaf first; only the
     /// leaf when invalid certificates are allowed) is one of the pinned certificates.
     case noPinnedCertificateInChain(host: String, chainSubjects: [String])
+    /// Certificate pinning by fingerprint only: no certificate considered has a pinned SHA-256
+    /// fingerprint. `seenFingerprints` are theirs, leaf first, as colon-separated hex pairs.
+    case noPinnedFingerprintInChain(host: String, seenFingerprints: [String])
     /// Public-key pinning: no certificate considered carries a pinned key. `seenPins` are the
     /// base64 SPKI SHA-256 digests of the certificates considered, leaf first.
     case noPinnedPublicKeyInChain(host: String, seenPins: [String])
@@ -27,7 +30,7 @@ public enum TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The host the failure is about, when known.
     public var host: String? {
         switch self {
-        case .noPinnedCertificateInChain(let host, _), .noPinnedPublicKeyInChain(let host, _),
+        case .noPinnedCertificateInChain(let host, _), .noPinnedFingerprintInChain(let host, _), .noPinnedPublicKeyInChain(let host, _),
             .hostnameMismatch(let host, _), .chainNotVerified(let host), .noCertificate(let host):
             host
         case .certificateVerificationFailed(let host, _):
@@ -40,6 +43,9 @@ public enum TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .noPinnedCertificateInChain(let host, let subjects):
             let chain = subjects.isEmpty ? "no certificates" : subjects.joined(separator: ", ")
             return "no pinned certificate in the chain of \(host); the chain (leaf first): \(chain)"
+        case .noPinnedFingerprintInChain(let host, let fingerprints):
+            let seen = fingerprints.isEmpty ? "none" : fingerprints.joined(separator: ", ")
+            return "no pinned certificate fingerprint in the chain of \(host); its SHA-256 fingerprints (leaf first): \(seen)"
         case .noPinnedPublicKeyInChain(let host, let pins):
             let seen = pins.isEmpty ? "none" : pins.map { PublicKeyPin.prefix + $0 }.joined(separator: ", ")
             return "no pinned public key in the chain of \(host); its keys (leaf first): \(seen)"

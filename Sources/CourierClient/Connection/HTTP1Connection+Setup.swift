@@ -149,14 +149,36 @@ extension HTTP1Connection {
     func startTLS() {
         phase = .tlsHandshake
         establishment.tlsStart = .now()
+        let tlsConfiguration = key.tls ?? configuration.tls
+        if let context = pool.cachedTLSContext(for: tlsConfiguration) {
+            beginHandshake(context)
+            return
+        }
+        // The first connection with this configuration: the context is built off the loop (it
+        // reads files); the setup timer keeps running meanwhile.
+        pool.buildTLSContext(for: tlsConfiguration, on: loop) { [self] result in
+            // Failed, timed out or closed while the context was built.
+            guard phase == .tlsHandshake, tls == nil else { return }
+            switch result {
+            case .success(let context): beginHandshake(context)
+            case .failure(let error): setupFailed(ClientError(.tls, cause: error, detail: "\(error)"))
+            }
+        }
+    }
+
+    func beginHandshake(_ context: TLSContext) {
+        let engine: TLSEngine
         do {
-            let context = try pool.tlsContext(for: key.tls ?? configuration.tls)
-            tls = try TLSEngine(context: context, serverHostname: key.origin.host)
+            engine = try TLSEngine(context: context, serverHostname: key.origin.host)
         } catch {
             setupFailed(ClientError(.tls, cause: error, detail: "\(error)"))
             return
         }
-        if cipherIn.readableBytes > 0 { tls?.feedCiphertext(cipherIn); cipherIn.clear() }
+        tls = engine
+        if cipherIn.readableBytes > 0 { engine.feedCiphertext(cipherIn); cipherIn.clear() }
+        // Bytes read while the context was being built went to the plaintext buffer (no engine
+        // yet): they are the server's first ciphertext.
+        if readBuffer.readableBytes > 0 { engine.feedCiphertext(readBuffer); readBuffer.clear() }
         continueTLS()
     }
 

@@ -1,6 +1,7 @@
 import CourierCore
 import CourierPosix
 import CourierTLS
+import Dispatch
 import Synchronization
 
 /// The I/O driver around one ``ConnectionPoolStateMachine`` per ``PoolKey``.
@@ -24,6 +25,8 @@ final class ConnectionPool: Sendable {
     private let configuration: HTTPClientConfiguration
     private let state = Mutex(State())
     private let contexts = Mutex<[TLSConfiguration: TLSContext]>([:])
+    /// Where TLS contexts are built: never on a loop (see ``buildTLSContext(for:on:_:)``).
+    private let contextQueue = DispatchQueue(label: "courier.tls-context")
     /// Everyone waiting for shutdown to finish (`shutdown()` may be called more than once).
     private let shutdownDone = Mutex<[@Sendable () -> Void]>([])
 
@@ -33,15 +36,30 @@ final class ConnectionPool: Sendable {
         self.configuration = configuration
     }
 
-    /// One OpenSSL context per TLS configuration: loading the system trust store is slow, so
-    /// it happens once, not per connection.
-    func tlsContext(for configuration: TLSConfiguration) throws(TLSError) -> TLSContext {
-        if let context = contexts.withLock({ $0[configuration] }) { return context }
-        let context = try TLSContext(configuration: configuration)
-        return contexts.withLock { cache in
-            if let existing = cache[configuration] { return existing }
-            cache[configuration] = context
-            return context
+    /// The OpenSSL context already built for `configuration`, if any (one per configuration,
+    /// shared by its connections).
+    func cachedTLSContext(for configuration: TLSConfiguration) -> TLSContext? {
+        contexts.withLock { $0[configuration] }
+    }
+
+    /// Builds the context for `configuration` off the loops, on `contextQueue`, and delivers it
+    /// on `loop`. Building reads CA files and, the first time in the process, parses the system
+    /// trust store (``SystemTrustStore`` in CourierTLS): milliseconds that would stall every
+    /// connection on the loop. The queue is serial, so a configuration is built once; a
+    /// connection that asks meanwhile finds it cached when its turn comes.
+    func buildTLSContext(
+        for configuration: TLSConfiguration, on loop: EventLoop,
+        _ completion: @escaping @Sendable (Result<TLSContext, TLSError>) -> Void
+    ) {
+        contextQueue.async { [self] in
+            let result: Result<TLSContext, TLSError>
+            if let cached = contexts.withLock({ $0[configuration] }) {
+                result = .success(cached)
+            } else {
+                result = Result { () throws(TLSError) in try TLSContext(configuration: configuration) }
+                if case .success(let context) = result { contexts.withLock { $0[configuration] = context } }
+            }
+            loop.execute { completion(result) }
         }
     }
 

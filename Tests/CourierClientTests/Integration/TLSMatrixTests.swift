@@ -97,6 +97,65 @@ import Testing
         }
     }
 
+    @Test func commonNameOnlyCertificateFails() throws {
+        // CN=localhost and no subjectAltName: RFC 9525 §6.3 and RFC 9110 §4.3.4 forbid the CN-ID.
+        try Self.withServer("cnonly-chain.pem", "cnonly.key") { client, server throws in
+            #expect(try Self.verificationFailure(client, "\(server.baseURL)/hello") == .hostnameMismatch)
+            #expect(server.requests.isEmpty)
+        }
+    }
+
+    @Test func weakKeyFails() throws {
+        // An RSA-1024 leaf (80-bit security): refused at the client's security level 2.
+        let tls = ServerTLS(certificateChain: "weakkey-chain.pem", privateKey: "weakkey.key", securityLevel: 0)
+        try withClientAndServer(configure: Self.trustTestRoot(), serving: ScriptedServer(tls: tls)) { client, server throws in
+            #expect(try Self.verificationFailure(client, "\(server.baseURL)/hello") == .weakKey)
+            #expect(server.requests.isEmpty)
+        }
+    }
+
+    @Test func weakSignatureAlgorithmFails() throws {
+        // A leaf the intermediate signed with ECDSA-SHA-1.
+        let tls = ServerTLS(certificateChain: "sha1sig-chain.pem", privateKey: "sha1sig.key", securityLevel: 0)
+        try withClientAndServer(configure: Self.trustTestRoot(), serving: ScriptedServer(tls: tls)) { client, server throws in
+            #expect(try Self.verificationFailure(client, "\(server.baseURL)/hello") == .weakSignatureAlgorithm)
+            #expect(server.requests.isEmpty)
+        }
+    }
+
+    /// GET `url` and return the TLS error it failed with (phase .tls), or nil.
+    static func tlsFailure(_ client: HTTPClient, _ url: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> TLSError? {
+        let result = run(client, try get(url), sourceLocation: sourceLocation)
+        #expect(result.head == nil, sourceLocation: sourceLocation)
+        let error = try #require(result.error, "the request succeeded", sourceLocation: sourceLocation)
+        #expect(error.code == .tls && error.phase == .tls, "\(error)", sourceLocation: sourceLocation)
+        return error.cause as? TLSError
+    }
+
+    @Test func clientMinimumAboveServerMaximumIsAVersionMismatch() throws {
+        try withClientAndServer(configure: { configuration in
+            Self.trustTestRoot()(&configuration)
+            configuration.tls.minimumVersion = .tls1_3
+        }, serving: ScriptedServer(tls: ServerTLS(maximumVersion: .tls1_2))) { client, server throws in
+            let cause = try #require(try Self.tlsFailure(client, "\(server.baseURL)/hello"))
+            #expect(cause.reason == .protocolVersionMismatch, "\(cause)")
+            #expect(cause.peerAlert == 70, "protocol_version: \(cause)")
+            #expect(server.tlsHandshakeFailures == 1)
+        }
+    }
+
+    @Test func clientMaximumBelowServerMinimumIsAVersionMismatch() throws {
+        try withClientAndServer(configure: { configuration in
+            Self.trustTestRoot()(&configuration)
+            configuration.tls.maximumVersion = .tls1_2
+        }, serving: ScriptedServer(tls: ServerTLS(minimumVersion: .tls1_3))) { client, server throws in
+            let cause = try #require(try Self.tlsFailure(client, "\(server.baseURL)/hello"))
+            #expect(cause.reason == .protocolVersionMismatch, "\(cause)")
+            #expect(cause.peerAlert == 70, "protocol_version: \(cause)")
+            #expect(server.tlsHandshakeFailures == 1)
+        }
+    }
+
     @Test func selfSignedFails() throws {
         try Self.withServer("selfsigned.pem", "selfsigned.key") { client, server throws in
             #expect(try Self.verificationFailure(client, "\(server.baseURL)/hello") == .selfSigned)

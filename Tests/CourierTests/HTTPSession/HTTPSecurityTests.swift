@@ -102,6 +102,37 @@ import Testing
         }
     }
 
+    @Test func aCommonNameOnlyCertificateIsAHostnameMismatch() throws {
+        // CN=localhost and no subjectAltName: RFC 9525 §6.3 forbids using the CN-ID.
+        let tls = ServerTLS(certificateChain: "cnonly-chain.pem", privateKey: "cnonly.key")
+        try withHTTPSession(tls: tls) { manager, server in
+            Self.serveHello(server)
+            let result = try Self.fetch(manager, "hello")
+            Self.expectRejected(result, .certificateVerificationFailed(host: "localhost", .hostnameMismatch), server)
+        }
+        // The policy's own name check (verification off, the leaf pinned) refuses it as well.
+        let pinned = try SecurityPolicy(publicKeyPins: [Self.pin("cnonly.pem")], allowInvalidCertificates: true)
+        try withHTTPSession(tls: tls, securityPolicy: pinned) { manager, server in
+            Self.serveHello(server)
+            let result = try Self.fetch(manager, "hello")
+            Self.expectRejected(result, .hostnameMismatch(host: "localhost", certificateSubject: "/CN=localhost"), server)
+        }
+    }
+
+    @Test func certificateFingerprintPins() throws {
+        let leaf = SecurityPolicy.certificateFingerprint(of: try Self.certificate("valid.pem"))
+        try withHTTPSession(tls: Self.validTLS, securityPolicy: try SecurityPolicy(certificateFingerprints: [leaf])) { manager, server in
+            Self.serveHello(server)
+            #expect(Self.text(manager, "hello") == "hello")
+        }
+        let wrong = try SecurityPolicy(certificateFingerprints: [SecurityPolicy.certificateFingerprint(of: try Self.certificate("other-ca.pem"))])
+        let seen = try ["valid.pem", "intermediate.pem", "ca.pem"].map { SecurityPolicy.certificateFingerprint(of: try Self.certificate($0)) }
+        try withHTTPSession(tls: Self.validTLS, securityPolicy: wrong) { manager, server in
+            Self.serveHello(server)
+            Self.expectRejected(try Self.fetch(manager, "hello"), .noPinnedFingerprintInChain(host: "localhost", seenFingerprints: seen), server)
+        }
+    }
+
     @Test func aPerHostPolicyAppliesToItsHostOnly() throws {
         // A leaf naming both localhost and 127.0.0.1, from a root the session is told to trust.
         let tls = ServerTLS(certificateChain: "untrusted-chain.pem", privateKey: "untrusted.key")

@@ -77,6 +77,83 @@ import Testing
         }
     }
 
+    // MARK: Certificate pinning by SHA-256 fingerprint
+
+    /// A matrix certificate's fingerprint in one of the accepted text forms.
+    static func fingerprint(_ name: String, _ index: Int = 0, form: Int = 0) throws -> String {
+        let colons = SecurityPolicy.certificateFingerprint(of: try H.certificate(name, index))
+        switch form {
+        case 0: return colons
+        case 1: return colons.filter { $0 != ":" }.lowercased()
+        default: return "sha256/" + Data(try H.certificate(name, index).sha256Fingerprint).base64EncodedString()
+        }
+    }
+
+    @Test(arguments: [("valid.pem", 0), ("intermediate.pem", 1), ("ca.pem", 2)])
+    func fingerprintsAcceptAnyCertificateOfTheChain(_ pinned: String, _ form: Int) throws {
+        let table = Self.table(try SecurityPolicy(certificateFingerprints: [Self.fingerprint(pinned, form: form)]))
+        try H.withServer("valid-chain.pem", "valid.key", table: table) { client, server in
+            Self.expectAccepted(try H.fetch(client, table, "\(server.baseURL)/hello"))
+        }
+    }
+
+    @Test func aWrongFingerprintIsRejectedWithTheChainsFingerprints() throws {
+        let table = Self.table(try SecurityPolicy(certificateFingerprints: [Self.fingerprint("selfsigned.pem")]))
+        let seen = try ["valid.pem", "intermediate.pem", "ca.pem"].map { try Self.fingerprint($0) }
+        try H.withServer("valid-chain.pem", "valid.key", table: table) { client, server in
+            let outcome = try H.fetch(client, table, "\(server.baseURL)/hello")
+            Self.expectRejected(outcome, .noPinnedFingerprintInChain(host: "localhost", seenFingerprints: seen), server)
+            let text = "\(try #require(outcome.trustFailure))"
+            for fingerprint in seen { #expect(text.contains(fingerprint), "\(text)") }
+        }
+    }
+
+    @Test func aFingerprintIsNotATrustAnchor() throws {
+        // Unlike a pinned certificate, a fingerprint does not make a self-signed chain valid.
+        let table = Self.table(try SecurityPolicy(certificateFingerprints: [Self.fingerprint("selfsigned.pem")]))
+        try H.withServer("selfsigned.pem", "selfsigned.key", table: table) { client, server in
+            let outcome = try H.fetch(client, table, "\(server.baseURL)/hello")
+            Self.expectRejected(outcome, .certificateVerificationFailed(host: "localhost", .selfSigned), server)
+        }
+    }
+
+    @Test func allowInvalidWithAFingerprintJudgesTheLeafOnly() throws {
+        let selfSigned = Self.table(try SecurityPolicy(
+            certificateFingerprints: [Self.fingerprint("selfsigned.pem", form: 2)], allowInvalidCertificates: true))
+        try H.withServer("selfsigned.pem", "selfsigned.key", table: selfSigned) { client, server in
+            Self.expectAccepted(try H.fetch(client, selfSigned, "\(server.baseURL)/hello"))
+        }
+        // A forged chain: an untrusted leaf followed by the pinned (public) intermediate.
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let chain = try scratch.write("forged-chain.pem", Array(
+            (TestFiles.text(at: TestCertificates.path("untrusted.pem"))! + TestFiles.text(at: TestCertificates.path("intermediate.pem"))!).utf8))
+        let forged = Self.table(try SecurityPolicy(
+            certificateFingerprints: [Self.fingerprint("intermediate.pem")], allowInvalidCertificates: true))
+        try H.withServer(chain, TestCertificates.path("untrusted.key"), table: forged) { client, server in
+            let outcome = try H.fetch(client, forged, "\(server.baseURL)/hello")
+            Self.expectRejected(outcome, .noPinnedFingerprintInChain(
+                host: "localhost", seenFingerprints: [try Self.fingerprint("untrusted.pem")]), server)
+        }
+    }
+
+    @Test func certificatesAndFingerprintsPinTogether() throws {
+        var policy = try SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [H.certificate("selfsigned.pem")])
+        try policy.setPinnedCertificateFingerprints([Self.fingerprint("intermediate.pem")])
+        let table = Self.table(policy)
+        try H.withServer("valid-chain.pem", "valid.key", table: table) { client, server in
+            Self.expectAccepted(try H.fetch(client, table, "\(server.baseURL)/hello"))
+        }
+        // Neither matches: the failure names the chain's subjects, as for certificate pins.
+        var neither = try SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [H.certificate("selfsigned.pem")])
+        try neither.setPinnedCertificateFingerprints([Self.fingerprint("other-ca.pem")])
+        let refusing = Self.table(neither)
+        try H.withServer("valid-chain.pem", "valid.key", table: refusing) { client, server in
+            let outcome = try H.fetch(client, refusing, "\(server.baseURL)/hello")
+            Self.expectRejected(outcome, .noPinnedCertificateInChain(host: "localhost", chainSubjects: Self.validSubjects), server)
+        }
+    }
+
     // MARK: Public-key pinning
 
     @Test(arguments: [("valid.pem", 0), ("intermediate.pem", 0), ("ca.pem", 0)])
@@ -167,6 +244,21 @@ import Testing
         }
     }
 
+    @Test func allowInvalidWithDomainValidationRefusesACommonNameOnlyCertificate() throws {
+        // The policy's own name check must not fall back to the subject CN (RFC 9525 §6.3).
+        let policies = [
+            try SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [H.certificate("cnonly.pem")], allowInvalidCertificates: true),
+            try SecurityPolicy(publicKeyPins: [H.pin("cnonly.pem")], allowInvalidCertificates: true),
+        ]
+        for policy in policies {
+            let table = Self.table(policy)
+            try H.withServer("cnonly-chain.pem", "cnonly.key", table: table) { client, server in
+                let outcome = try H.fetch(client, table, "\(server.baseURL)/hello")
+                Self.expectRejected(outcome, .hostnameMismatch(host: "localhost", certificateSubject: "/CN=localhost"), server)
+            }
+        }
+    }
+
     @Test func allowInvalidAcceptsAnExpiredPinnedCertificate() throws {
         let table = Self.table(try SecurityPolicy(
             pinningMode: .certificate, pinnedCertificates: [H.certificate("expired.pem")], allowInvalidCertificates: true))
@@ -200,6 +292,21 @@ import Testing
         for policy in policies {
             let table = Self.table(policy)
             try H.withServer("wronghost-chain.pem", "wronghost.key", table: table) { client, server in
+                let outcome = try H.fetch(client, table, "\(server.baseURL)/hello")
+                Self.expectRejected(outcome, .certificateVerificationFailed(host: "localhost", .hostnameMismatch), server)
+            }
+        }
+    }
+
+    @Test func aCommonNameOnlyCertificateIsRejectedWithOrWithoutPins() throws {
+        let policies = [
+            SecurityPolicy.default,
+            try SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [H.certificate("cnonly.pem")]),
+            try SecurityPolicy(publicKeyPins: [H.pin("cnonly.pem")]),
+        ]
+        for policy in policies {
+            let table = Self.table(policy)
+            try H.withServer("cnonly-chain.pem", "cnonly.key", table: table) { client, server in
                 let outcome = try H.fetch(client, table, "\(server.baseURL)/hello")
                 Self.expectRejected(outcome, .certificateVerificationFailed(host: "localhost", .hostnameMismatch), server)
             }
