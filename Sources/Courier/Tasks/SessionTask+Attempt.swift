@@ -147,7 +147,7 @@ extension SessionTask {
                 switch hook(task, challenge) {
                 case .useCredential(let credential) where challenge.scheme.lowercased() == "basic":
                     let field: HTTPField
-                    do {
+                    do throws(CourierError) {
                         field = try HTTPField.basicAuthorization(credential, proxy: challenge.isProxy)
                     } catch {
                         return .fail(error)

@@ -156,6 +156,21 @@ import Testing
         }
     }
 
+    @Test func aCredentialBasicCannotCarryFailsTheTaskInsteadOfBeingSent() throws {
+        // RFC 7617 §2: a user-id with ":" would move the split between user-id and password, and
+        // control characters are not allowed; such a credential is refused, never sent.
+        for credential in [Credential(user: "us:er", password: "secret"), Credential(user: "user", password: "se\ncret")] {
+            try withSession { manager, server in
+                Self.protected(server)
+                manager.updateHooks { $0.taskDidReceiveAuthenticationChallenge = { _, _ in .useCredential(credential) } }
+                let response = try runData(manager, Request(url: url(server, "/private")))
+                #expect(response.error?.code == .invalidHeader, "\(String(describing: response.error))")
+                #expect(server.requests.count == 1, "only the unauthenticated request went out")
+                #expect(!"\(String(describing: response.error))".contains("secret"), "the password is not printed")
+            }
+        }
+    }
+
     @Test func defaultHandlingDeliversThe401() throws {
         try withSession { manager, server in
             Self.protected(server)
