@@ -73,28 +73,23 @@ struct HandshakeTests {
         #expect(try link.send(Array("over 1.2".utf8), from: link.client, to: link.server) == Array("over 1.2".utf8))
     }
 
-    @Test("a client requiring TLS 1.3 fails against a server limited to TLS 1.2")
-    func versionFloorAboveServer() throws {
-        let link = try Link(client: Contexts.client { $0.minimumVersion = .tls1_3 }, hostname: "localhost",
-                            server: Contexts.server { $0.maximumVersion = .tls1_2 })
+    /// A client requiring TLS 1.3 against a server limited to TLS 1.2, and a client limited to
+    /// TLS 1.2 against a server requiring TLS 1.3: either way both sides name the mismatch.
+    @Test("a version range the server does not share fails as a protocol-version mismatch", arguments: [
+        (clientMinimum: TLSVersion.tls1_3, clientMaximum: TLSVersion?.none, serverMinimum: TLSVersion.tls1_2, serverMaximum: TLSVersion?.some(.tls1_2)),
+        (clientMinimum: .tls1_2, clientMaximum: .some(.tls1_2), serverMinimum: .tls1_3, serverMaximum: .none),
+    ])
+    func versionRangesThatDoNotMeet(_ ranges: (clientMinimum: TLSVersion, clientMaximum: TLSVersion?, serverMinimum: TLSVersion, serverMaximum: TLSVersion?)) throws {
+        let link = try Link(
+            client: Contexts.client { $0.minimumVersion = ranges.clientMinimum; $0.maximumVersion = ranges.clientMaximum },
+            hostname: "localhost",
+            server: Contexts.server { $0.minimumVersion = ranges.serverMinimum; $0.maximumVersion = ranges.serverMaximum })
         link.handshake()
         let client = try #require(link.clientError)
         let server = try #require(link.serverError)
         #expect(server.reason == .protocolVersionMismatch, "\(server)")
         #expect(client.reason == .protocolVersionMismatch, "\(client)")
-        // The server rejects the ClientHello with protocol_version (70).
-        #expect(client.peerAlert == 70, "\(client)")
-    }
-
-    @Test("a client limited to TLS 1.2 fails against a server requiring TLS 1.3")
-    func versionCeilingBelowServer() throws {
-        let link = try Link(client: Contexts.client { $0.maximumVersion = .tls1_2 }, hostname: "localhost",
-                            server: Contexts.server { $0.minimumVersion = .tls1_3 })
-        link.handshake()
-        let client = try #require(link.clientError)
-        let server = try #require(link.serverError)
-        #expect(server.reason == .protocolVersionMismatch, "\(server)")
-        #expect(client.reason == .protocolVersionMismatch, "\(client)")
+        // The side that refuses the other's hello answers with protocol_version (70).
         #expect(client.peerAlert == 70, "\(client)")
     }
 

@@ -1,3 +1,5 @@
+import CourierHTTP1
+
 /// Byte classes and small algorithms of RFC 3986, on UTF-8 bytes.
 ///
 /// Everything here is ASCII-only: the URL parser refuses every non-ASCII byte before it looks at
@@ -7,7 +9,7 @@ enum URISyntax {
         (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
     }
 
-    static func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+    static func isDigit(_ b: UInt8) -> Bool { URIGrammar.isDigit(b) }
 
     /// The value of a hex digit, or nil.
     static func hexValue(_ b: UInt8) -> UInt8? {
@@ -19,23 +21,11 @@ enum URISyntax {
         }
     }
 
-    /// `unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"` (§2.3).
-    static func isUnreserved(_ b: UInt8) -> Bool {
-        isAlpha(b) || isDigit(b) || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || b == UInt8(ascii: "_")
-            || b == UInt8(ascii: "~")
-    }
+    /// `unreserved` (RFC 3986 §2.3), as the request encoder checks it.
+    static func isUnreserved(_ b: UInt8) -> Bool { URIGrammar.isUnreserved(b) }
 
-    /// `sub-delims = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="` (§2.2).
-    static func isSubDelim(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
-            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
-            UInt8(ascii: "="):
-            return true
-        default:
-            return false
-        }
-    }
+    /// `sub-delims` (RFC 3986 §2.2), as the request encoder checks it.
+    static func isSubDelim(_ b: UInt8) -> Bool { URIGrammar.isSubDelim(b) }
 
     /// `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` (§3.1), for bytes after the first.
     static func isSchemeTail(_ b: UInt8) -> Bool {

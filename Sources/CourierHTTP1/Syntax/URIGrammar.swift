@@ -2,16 +2,17 @@
 /// or a port: the rules are transcribed as written, and anything they do not match is refused.
 ///
 /// `CourierClient`'s URL parser does more (it also normalises); this is only what a head needs.
-enum URIGrammar {
+/// The byte classes are `package`: the URL parser uses these, so each rule is written once.
+package enum URIGrammar {
     /// `unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"` (§2.3).
-    static func isUnreserved(_ b: UInt8) -> Bool {
+    package static func isUnreserved(_ b: UInt8) -> Bool {
         let letter = ByteClass.lower(b) &- UInt8(ascii: "a") < 26
         return letter || isDigit(b) || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || b == UInt8(ascii: "_")
             || b == UInt8(ascii: "~")
     }
 
     /// `sub-delims = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="` (§2.2).
-    static func isSubDelim(_ b: UInt8) -> Bool {
+    package static func isSubDelim(_ b: UInt8) -> Bool {
         switch b {
         case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
             UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
@@ -26,7 +27,7 @@ enum URIGrammar {
     /// the start of a pct-encoded triplet, which ``isRegName(_:)`` checks.
     static func isRegNameByte(_ b: UInt8) -> Bool { isUnreserved(b) || isSubDelim(b) }
 
-    static func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }
+    package static func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }
 
     /// `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` (§3.1).
     static func isScheme(_ s: some Collection<UInt8>) -> Bool {
