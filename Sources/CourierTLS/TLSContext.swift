@@ -34,7 +34,7 @@ public final class TLSContext: @unchecked Sendable {
 
     /// Builds a client context.
     public init(configuration: TLSConfiguration) throws(TLSError) {
-        let revocation = try RevocationChecker(policy: configuration.revocation)
+        let revocation = try RevocationChecker(policy: configuration.revocation, verification: configuration.verification)
         OpenSSLErrorQueue.clear()
         guard let ctx = SSL_CTX_new(TLS_client_method()) else {
             throw OpenSSLErrorQueue.error(.configuration, "SSL_CTX_new failed")

@@ -86,6 +86,21 @@ import Dispatch
         }
     }
 
+    @Test func aJobQueuedAfterShutdownIsReleasedNotKept() throws {
+        // A job that can never run must not keep what it captures: an object owning the loop
+        // would otherwise stay alive for good (a cycle through the dead loop's queue).
+        final class Captured: Sendable {}
+        weak var weakCaptured: Captured?
+        let loop = try EventLoop(name: "t-after-stop")
+        loop.shutdown()
+        do {
+            let captured = Captured()
+            weakCaptured = captured
+            loop.execute { _ = captured }
+        }
+        #expect(weakCaptured == nil, "the job and what it captured were released")
+    }
+
     @Test func shutdownReleasesEveryDescriptor() throws {
         try expectNoLeakedDescriptors {
             for _ in 0..<5 {

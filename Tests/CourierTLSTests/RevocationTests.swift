@@ -35,6 +35,20 @@ struct RevocationTests {
         #expect(valid.bothComplete, "\(String(describing: valid.clientError))")
     }
 
+    @Test("revocation checks without certificate verification are a configuration error, not silently skipped")
+    func revocationNeedsVerification() {
+        for policy in [RevocationPolicy(requireStapledOCSP: true), RevocationPolicy(crlFiles: [Certificates.path("crl-bundle.pem")])] {
+            var configuration = TLSConfiguration()
+            configuration.verification = .none
+            configuration.revocation = policy
+            #expect(throws: TLSError.self) { _ = try TLSContext(configuration: configuration) }
+        }
+        // Without revocation checks, turning verification off is still allowed (it is explicit).
+        var plain = TLSConfiguration()
+        plain.verification = .none
+        #expect(throws: Never.self) { _ = try TLSContext(configuration: plain) }
+    }
+
     @Test("without CRL files a revoked leaf is accepted: revocation checking is opt-in")
     func crlOptIn() throws {
         let link = try Self.handshake(try Self.client(.default), "revoked")

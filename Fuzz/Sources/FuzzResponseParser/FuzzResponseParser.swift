@@ -223,8 +223,9 @@ private func checkHead(_ head: HTTPResponseHead, method: HTTPMethod, configurati
         }
     }
     let lastIsChunked = codings.last.map { $0.map(lower) == Array("chunked".utf8) } ?? false
-    let bodiless = method == .HEAD || (100..<200).contains(head.status) || head.status == 204 || head.status == 304
-    let tunnel = !bodiless && method == .CONNECT && (200..<300).contains(head.status)
+    // RFC 9110 §9.3.6: any 2xx to CONNECT opens a tunnel, 204 included; that is decided first.
+    let tunnel = method == .CONNECT && (200..<300).contains(head.status)
+    let bodiless = !tunnel && (method == .HEAD || (100..<200).contains(head.status) || head.status == 204 || head.status == 304)
 
     switch head.framing {
     case .none:

@@ -168,9 +168,13 @@ public struct SecurityPolicy: Sendable, Hashable {
         pinsExpire = date
     }
 
-    /// See ``revocation``. Checking more never makes a policy unsafe, so it does not throw.
-    public mutating func setRevocation(_ revocation: RevocationPolicy) {
-        self.revocation = revocation
+    /// See ``revocation``.
+    ///
+    /// - Throws: ``CourierError`` `.invalidSecurityPolicy` when the policy allows invalid
+    ///   certificates: the chain is then not verified, so no revocation check could run, and a
+    ///   revoked certificate would pass without a word.
+    public mutating func setRevocation(_ revocation: RevocationPolicy) throws(CourierError) {
+        try update { $0.revocation = revocation }
     }
 
     // MARK: Queries
@@ -218,6 +222,11 @@ public struct SecurityPolicy: Sendable, Hashable {
             throw CourierError(.invalidSecurityPolicy, detail: "public-key pinning needs at least one pin")
         case .certificate, .publicKey:
             break
+        }
+        if allowInvalidCertificates && revocation.isEnabled {
+            throw CourierError(
+                .invalidSecurityPolicy,
+                detail: "revocation checks need a verified chain, and allowing invalid certificates turns verification off")
         }
         if allowInvalidCertificates && validatesDomainName && !isPinning {
             throw CourierError(

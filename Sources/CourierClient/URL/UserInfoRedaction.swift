@@ -26,13 +26,12 @@ package enum UserInfoRedaction {
     }
 
     /// `text` (a string that may not be a valid URL) with everything between the authority's
-    /// start and the last `@` before any `?` or `#` replaced by `***`. A malformed password may
-    /// hold a `/`, so the search does not stop there; over-redacting a refused string is fine.
+    /// start and the last `@` replaced by `***`. A malformed password may hold a `/`, `?` or `#`,
+    /// so the search stops at none of them; over-redacting a refused string is fine.
     package static func redactingText(_ text: String) -> String {
         let utf8 = Array(text.utf8)
         let start = authorityStart(utf8)
-        let end = utf8[start...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? utf8.count
-        guard let at = utf8[start..<end].lastIndex(of: UInt8(ascii: "@")) else { return text }
+        guard let at = utf8[start...].lastIndex(of: UInt8(ascii: "@")) else { return text }
         return String(decoding: Array(utf8[..<start]) + Array("***".utf8) + Array(utf8[at...]), as: UTF8.self)
     }
 

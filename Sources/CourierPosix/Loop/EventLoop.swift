@@ -35,6 +35,8 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     private struct Pending {
         var jobs: [@Sendable () -> Void] = []
         var wakeupRequested = false
+        /// Set once the loop thread has run its last jobs: nothing queued later could ever run.
+        var closed = false
     }
 
     /// Reserved registration slot for the wake-up eventfd.
@@ -94,9 +96,12 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Runs `job` on the loop thread, after what is already queued. From the loop thread itself
-    /// the job is queued too (never run inline), so callers never re-enter themselves.
+    /// the job is queued too (never run inline), so callers never re-enter themselves. Once the
+    /// loop has stopped, a job is released at once instead of being kept: it could never run,
+    /// and what it captures (often the objects that own the loop) would be kept forever.
     public func execute(_ job: @escaping @Sendable () -> Void) {
         let mustWake = pending.withLock { pending -> Bool in
+            if pending.closed { return false }
             pending.jobs.append(job)
             if pending.wakeupRequested { return false }
             pending.wakeupRequested = true
@@ -234,6 +239,13 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
             runPendingJobs()
         }
         runPendingJobs()
+        // Jobs queued from here on are released by `execute`; these are what the last round left.
+        let leftOver = pending.withLock { pending -> [@Sendable () -> Void] in
+            pending.closed = true
+            defer { pending.jobs.removeAll() }
+            return pending.jobs
+        }
+        _ = consume leftOver
     }
 
     private func waitTimeout() -> Int32 {

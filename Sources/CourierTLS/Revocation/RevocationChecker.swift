@@ -9,10 +9,15 @@ final class RevocationChecker: @unchecked Sendable {
     let revocationLists: CertificateRevocationLists?
 
     /// Loads the policy's CRL files (a configuration error if one cannot be read, as is a
-    /// negative clock skew).
-    init(policy: RevocationPolicy) throws(TLSError) {
+    /// negative clock skew). Asking for revocation checks with verification
+    /// ``CertificateVerification/none`` is a configuration error too: nothing would be checked,
+    /// and a revoked certificate would pass silently.
+    init(policy: RevocationPolicy, verification: CertificateVerification) throws(TLSError) {
         guard policy.ocspClockSkewSeconds >= 0 else {
             throw TLSError(.configuration, message: "the OCSP clock skew must not be negative (\(policy.ocspClockSkewSeconds) s)")
+        }
+        guard verification != .none || !policy.isEnabled else {
+            throw TLSError(.configuration, message: "revocation checks (CRL files, a required OCSP staple) need certificate verification; it is off")
         }
         self.policy = policy
         self.revocationLists = policy.crlFiles.isEmpty

@@ -24,6 +24,8 @@ struct URLCredentialsLogicTests {
     static let refusedWithCredentials = [
         "http://alice:s3cret@h:99999/", "http://alice:s3cret@/", "http://alice:s3cret@h%41/", "ftp://alice:s3cret@h/",
         "http://alice:s3cret@[::1/", "http://alice:s3/cret@h/", "http://alice:s3cret@h/a b", "//alice:s3cret@h:0/",
+        // A `?` or `#` inside a malformed password must not end the search for the `@`.
+        "http://alice:s3#cret@h/", "http://alice:s3?cret@h/",
     ]
 
     @Test(arguments: refusedWithCredentials)

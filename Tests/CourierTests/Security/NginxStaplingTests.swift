@@ -73,7 +73,7 @@ import Testing
 
     static func throughSessionManager(valid: NginxServer, revoked: NginxServer) throws {
         var policy = SecurityPolicy.default
-        policy.setRevocation(requireStaple)
+        try policy.setRevocation(requireStaple)
         for (server, expected) in [(valid, nil), (revoked, TrustFailure.certificateVerificationFailed(host: "localhost", .revoked))] {
             let manager = try HTTPSessionManager(
                 baseURL: URL(string: server.baseURL + "/"),
