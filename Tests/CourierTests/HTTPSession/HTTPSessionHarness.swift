@@ -115,41 +115,6 @@ let eventLoopThreadPrefix = "courier-loop"
 
 // MARK: Async calls from synchronous tests
 
-/// Runs `async` work on threads of its own, so that a synchronous test (which must hold the
-/// descriptor lock for its whole run) can wait for it without relying on the cooperative pool.
-final class TestTaskExecutor: TaskExecutor {
-    static let shared = TestTaskExecutor()
-    private let queue = DispatchQueue(label: "courier.tests.async", attributes: .concurrent)
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
-
-/// An `async` call started at once in its own Swift task; ``wait(seconds:)`` blocks for its
-/// result, ``cancel()`` cancels the Swift task.
-final class AsyncCall<Value: Sendable>: Sendable {
-    private let outcome = Outcome<Result<Value, CourierError>>()
-    private let task: Task<Void, Never>
-
-    init(_ body: @escaping @Sendable () async throws(CourierError) -> Value) {
-        let outcome = self.outcome
-        task = Task(executorPreference: TestTaskExecutor.shared) {
-            do throws(CourierError) {
-                outcome.set(.success(try await body()))
-            } catch {
-                outcome.set(.failure(error))
-            }
-        }
-    }
-
-    func cancel() { task.cancel() }
-
-    /// The result, or nil when it did not arrive within `seconds`.
-    func wait(seconds: Int = 20) -> Result<Value, CourierError>? { outcome.wait(seconds: seconds) }
-}
-
 /// Runs `body` and waits for its result (recording an issue on timeout).
 func runAsync<Value: Sendable>(
     sourceLocation: SourceLocation = #_sourceLocation, _ body: @escaping @Sendable () async throws(CourierError) -> Value
