@@ -104,7 +104,7 @@ extension SessionManager {
         completionHandler: @escaping @Sendable (DownloadResponse) -> Void
     ) -> DownloadTask {
         makeDownloadTask(request, temporaryPath: nil, options: options, progress: progress, destination: destination,
-                         completionHandler: completionHandler) { _ in }
+                         completionHandler: completionHandler)
     }
 
     /// Continues a download from resume data (`downloadTaskWithResumeData:`): asks for the
@@ -135,26 +135,23 @@ extension SessionManager {
             // The offset counts bytes of the identity representation: ask for no content coding.
             request.headers.append(try! HTTPField(name: "Accept-Encoding", value: "identity"))
         }
+        let preflight = valid ? nil : CourierError(.invalidResumeData, detail: "the resume data is unreadable or its partial file is gone")
         return makeDownloadTask(request, temporaryPath: resume?.temporaryFilePath, options: options, progress: progress,
-                                destination: destination, completionHandler: completionHandler) { core in
-            if valid, let resume {
-                core.resumeOffset = resume.bytesReceived
-            } else {
-                core.preflightError = CourierError(.invalidResumeData, detail: "the resume data is unreadable or its partial file is gone")
-            }
-        }
+                                destination: destination, completionHandler: completionHandler,
+                                resumeOffset: valid ? resume?.bytesReceived ?? 0 : 0, preflightError: preflight)
     }
 
     private func makeDownloadTask(
         _ request: Request, temporaryPath: String?, options: DownloadOptions, progress: ProgressHandler?,
         destination: (@Sendable (URL, Response) -> URL)?, completionHandler: @escaping @Sendable (DownloadResponse) -> Void,
-        prepare: (inout TaskCore) -> Void
+        resumeOffset: Int64 = 0, preflightError: CourierError? = nil
     ) -> DownloadTask {
         let path = temporaryPath
             ?? configuration.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString).tmp").path
         let plan = DownloadPlan(destination: destination, options: options, temporaryPath: path)
-        let task = DownloadTask(manager: self, kind: .download, request: request, finisher: Self.downloadFinisher(completionHandler), download: plan)
-        task.core.withLock { prepare(&$0) }
+        let task = DownloadTask(
+            manager: self, kind: .download, request: request, finisher: Self.downloadFinisher(completionHandler), download: plan,
+            resumeOffset: resumeOffset, preflightError: preflightError)
         attachReporters(task, upload: nil, download: progress)
         register(task)
         return task

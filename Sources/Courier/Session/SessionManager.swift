@@ -226,7 +226,7 @@ public final class SessionManager: Sendable {
             return state.tasks.values.compactMap(\.task)
         }
         guard let tasks else { return }
-        for task in tasks where cancelingTasks || task.state == .suspended && !task.core.withLock({ $0.started }) {
+        for task in tasks where cancelingTasks || !task.core.withLock({ $0.machine.hasStarted }) {
             task.cancel()
         }
         finishInvalidationIfDone()
