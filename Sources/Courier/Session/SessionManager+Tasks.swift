@@ -18,7 +18,14 @@ extension SessionManager {
         with request: Request, serializer: Serializer, uploadProgress: ProgressHandler? = nil,
         downloadProgress: ProgressHandler? = nil, completionHandler: @escaping @Sendable (DataResponse<Serializer.Output>) -> Void
     ) -> DataTask {
-        let task = DataTask(manager: self, kind: .data, request: request, finisher: Self.finisher(serializer, completionHandler))
+        makeDataTask(request, completion: .serializing(with: serializer, handler: completionHandler),
+                     uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+    }
+
+    func makeDataTask(
+        _ request: Request, completion: CompletionRoute, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+    ) -> DataTask {
+        let task = DataTask(manager: self, kind: .data, request: request, completion: completion)
         attachReporters(task, upload: uploadProgress, download: downloadProgress)
         register(task)
         return task
@@ -81,7 +88,11 @@ extension SessionManager {
         _ request: Request, serializer: Serializer, progress: ProgressHandler?,
         completionHandler: (@Sendable (DataResponse<Serializer.Output>) -> Void)?
     ) -> UploadTask {
-        let task = UploadTask(manager: self, kind: .upload, request: request, finisher: Self.finisher(serializer, completionHandler))
+        makeUploadTask(request, completion: .serializing(with: serializer, handler: completionHandler), progress: progress)
+    }
+
+    func makeUploadTask(_ request: Request, completion: CompletionRoute, progress: ProgressHandler?) -> UploadTask {
+        let task = UploadTask(manager: self, kind: .upload, request: request, completion: completion)
         attachReporters(task, upload: progress, download: nil)
         register(task)
         return task
@@ -150,7 +161,7 @@ extension SessionManager {
             ?? configuration.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString).tmp").path
         let plan = DownloadPlan(destination: destination, options: options, temporaryPath: path)
         let task = DownloadTask(
-            manager: self, kind: .download, request: request, finisher: Self.downloadFinisher(completionHandler), download: plan,
+            manager: self, kind: .download, request: request, completion: .download(handler: completionHandler), download: plan,
             resumeOffset: resumeOffset, preflightError: preflightError)
         attachReporters(task, upload: nil, download: progress)
         register(task)
@@ -182,42 +193,6 @@ extension SessionManager {
             download?(snapshot)
             guard isDownload, let self, let task, delta > 0, let hook = self.hook(\.downloadTaskDidWriteData) else { return }
             hook(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
-        }
-    }
-
-    static func finisher<Serializer: ResponseSerializer>(
-        _ serializer: Serializer, _ completionHandler: (@Sendable (DataResponse<Serializer.Output>) -> Void)?
-    ) -> TaskFinisher {
-        { raw in
-            let result: Result<Serializer.Output, CourierError>
-            if let error = raw.error {
-                result = .failure(error)
-            } else if let response = raw.response {
-                do throws(CourierError) { result = .success(try serializer.serialize(response: response, data: raw.data)) } catch {
-                    result = .failure(error.with(response: response, body: raw.data, failingURL: raw.request.url))
-                }
-            } else {
-                result = .failure(CourierError(.noResponse, failingURL: raw.request.url, detail: "the task ended without a response"))
-            }
-            let response = DataResponse(request: raw.request, response: raw.response, data: raw.data, metrics: raw.metrics, result: result)
-            let value: (any Sendable)? = try? result.get()
-            return FinishedTask(serializedObject: value, error: response.error) { completionHandler?(response) }
-        }
-    }
-
-    static func downloadFinisher(_ completionHandler: (@Sendable (DownloadResponse) -> Void)?) -> TaskFinisher {
-        { raw in
-            let result: Result<URL, CourierError>
-            if let error = raw.error {
-                result = .failure(error)
-            } else if let url = raw.fileURL {
-                result = .success(url)
-            } else {
-                result = .failure(CourierError(.noResponse, failingURL: raw.request.url, detail: "the download produced no file"))
-            }
-            let response = DownloadResponse(
-                request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: raw.resumeData, metrics: raw.metrics, result: result)
-            return FinishedTask(serializedObject: raw.fileURL, error: response.error) { completionHandler?(response) }
         }
     }
 }

@@ -3,16 +3,6 @@ import CourierCore
 import Dispatch
 import FoundationEssentials
 
-/// A finisher's answer: what observers see, and the caller's completion to run.
-struct FinishedTask: Sendable {
-    var serializedObject: (any Sendable)?
-    var error: CourierError?
-    var deliver: @Sendable () -> Void
-}
-
-/// Serializes (on the session's serialization queue) and prepares the caller's completion.
-typealias TaskFinisher = @Sendable (RawOutcome) -> FinishedTask
-
 extension SessionTask {
     /// The response's body length as the caller will see it: unknown (-1) when the transport
     /// undoes a content coding (the decoded size is unknown), 0 when the response cannot have a
@@ -104,8 +94,9 @@ extension SessionTask {
 
     // MARK: Completion
 
-    /// The task ended (once): progress finals, the registry, then serialization off the loops
-    /// and the callbacks on the completion queue.
+    /// The task ended (once): progress finals, the registry, then the completion — handed to
+    /// an awaiting Swift task, or serialized and delivered through the queues
+    /// (``CompletionRoute``).
     func deliver(_ ending: TaskEnding<DownloadSink>) {
         if let uploadReporter { uploadReporter.finish { _ in } } else { _ = uploadProgress.update { $0.isFinished = true } }
         let finishDownload: (inout TaskProgress.Snapshot) -> Void = { progress in
@@ -116,12 +107,26 @@ extension SessionTask {
         }
         manager.taskEnded(self)
         let raw = ending.raw
+        // A task ends once, so the completion is still there.
+        let completion = takeCompletion()
         let deliver: @Sendable () -> Void = { [self] in
-            manager.serializationQueue.async { [self] in
-                // A task ends once, so the finisher is still there.
-                let finished = takeFinisher()?(raw) ?? FinishedTask(serializedObject: nil, error: raw.error, deliver: {})
+            if let handOff = completion?.handOff, !manager.completionQueueIsNeeded(for: self) {
+                manager.completionHandedOff()
+                handOff(raw)
+                return
+            }
+            let finish: @Sendable () -> FinishedTask = { [self] in
+                let finished = completion?.finish(raw) ?? FinishedTask(serializedObject: nil, error: raw.error, deliver: {})
                 if let error = finished.error { core.withLock { $0.error = error } }
-                manager.deliverCompletion(of: self, raw: raw, finished: finished)
+                return finished
+            }
+            if completion?.inexpensive ?? true {
+                manager.deliverCompletion(of: self, raw: raw, finish: finish)
+            } else {
+                manager.serializationQueue.async { [self] in
+                    let finished = finish()
+                    manager.deliverCompletion(of: self, raw: raw, finish: { finished })
+                }
             }
         }
         if let sink = ending.abandonSink {
