@@ -346,7 +346,7 @@ public final class HTTPClientTask: @unchecked Sendable {
     /// The final head arrived. Returns an error to fail the request with, or nil.
     func receivedHead(_ head: HTTPClientResponseHead) -> ClientError? {
         hold.reset()
-        if redirects.follow, [301, 302, 303, 307, 308].contains(head.status) {
+        if redirects.follow, RedirectConfiguration.isFollowable(status: head.status) {
             switch redirectDecision(for: head) {
             case .failure(let error):
                 return error

@@ -98,7 +98,7 @@ extension RedirectConfiguration {
         method: HTTPMethod, url: HTTPURL, headers: HTTPFields, body: RedirectBody, status: Int, location: String?,
         history: [RedirectVisit]
     ) throws(RedirectError) -> RedirectDecision {
-        guard [301, 302, 303, 307, 308].contains(status) else { return .doNotFollow(.notARedirect) }
+        guard RedirectConfiguration.isFollowable(status: status) else { return .doNotFollow(.notARedirect) }
         guard follow else { return .doNotFollow(.disabled) }
         guard let location, let trimmed = RedirectConfiguration.trimmed(location) else {
             return .doNotFollow(.noLocation)
@@ -141,6 +141,15 @@ extension RedirectConfiguration {
         }
         return .follow(
             RedirectedRequest(method: newMethod, url: target, headers: newHeaders, keepsBody: !dropsBody && body != .none))
+    }
+
+    /// The statuses that are followed: 301, 302, 303, 307 and 308 (RFC 9110 §15.4; 300, 304,
+    /// 305 and 306 never are).
+    static func isFollowable(status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
     }
 
     /// Refuses a redirect target the configuration does not allow: a network URL leading to a

@@ -14,6 +14,13 @@ public struct HTTPClientRedirect: Sendable {
     public let proposed: HTTPClientRequest
     /// Which redirect of the chain this is: 1 for the first.
     public let number: Int
+
+    public init(response: HTTPClientResponseHead, request: HTTPClientRequest, proposed: HTTPClientRequest, number: Int) {
+        self.response = response
+        self.request = request
+        self.proposed = proposed
+        self.number = number
+    }
 }
 
 /// What a redirect handler answers (``HTTPClientRedirectReply/answer(_:)``).
