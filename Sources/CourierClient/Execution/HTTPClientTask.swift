@@ -9,8 +9,9 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: `shared` is a `Mutex`. Every other mutable member is touched by one
 /// thread at a time: the caller's thread in `start`, then the loop of the connection running
-/// the request (or the task's home loop between connections). Each hand-over goes through
-/// `EventLoop.execute` or the pool's lock, which orders the accesses.
+/// the request (or the task's home loop between connections, or the last connection's loop while
+/// a redirect handler's answer is awaited). Each hand-over goes through `EventLoop.execute` or
+/// the pool's lock, which orders the accesses.
 public final class HTTPClientTask: @unchecked Sendable {
     enum Location {
         case starting
