@@ -5,7 +5,8 @@ import FoundationEssentials
 
 /// Turns a ``Request`` into the transport's ``HTTPClientRequest``: URL checked (http/https with a
 /// host), the session's extra header fields added where the request has none, the body mapped,
-/// and the timeouts and TLS settings applied. Redirects are left to the session (disabled here).
+/// and the timeouts and TLS settings applied. Redirects are the transport's (the task plugs its
+/// redirect hook into the transport's handler).
 struct RequestConversion {
     var additionalHeaders: HTTPFields
 
@@ -59,7 +60,6 @@ struct RequestConversion {
             timeouts.total = remaining
         }
         converted.timeouts = timeouts
-        converted.redirects = .disabled
         return converted
     }
 

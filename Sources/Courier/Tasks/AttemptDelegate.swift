@@ -18,6 +18,10 @@ final class AttemptDelegate: HTTPClientResponseDelegate {
         task.sentBody(total: total, attempt: attempt)
     }
 
+    func didRedirect(_ client: HTTPClientTask, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics) {
+        task.redirected(to: next, metrics: metrics, attempt: attempt, transport: client)
+    }
+
     func didReceiveHead(_ client: HTTPClientTask, _ head: HTTPClientResponseHead) {
         task.receivedHead(head, attempt: attempt, transport: client)
     }

@@ -22,24 +22,12 @@ enum HeadResolution {
 extension SessionTask {
     static let maximumAuthenticationAttempts = 10
 
-    /// Decides, in this order: a redirect the configuration follows (the redirect hook may
-    /// rewrite or refuse it), a 401/407 challenge when the challenge hook is set, the response
-    /// disposition hook, else delivery.
+    /// Decides, in this order: a 401/407 challenge when the challenge hook is set, the response
+    /// disposition hook, else delivery. (Redirects never get here: the transport follows them,
+    /// asking the redirect hook through ``redirectHandler(original:)``; a redirect it stops is
+    /// the task's response.)
     func resolution(for response: Response, request: Request) -> HeadResolution {
         let hooks = manager.hooks
-
-        // A redirect the configuration follows.
-        switch redirectTarget(for: response, request: request) {
-        case .failure(let error):
-            return .now(.fail(error))
-        case .success(let next?):
-            guard let hook = hooks.taskWillPerformHTTPRedirection else { return .now(.follow(next.request, .redirect(next.visit))) }
-            return .ask { task in
-                hook(task, response, next.request).map { .follow($0, .redirect(next.visit)) } ?? .deliver
-            }
-        case .success(nil):
-            break
-        }
 
         // A challenge the caller may answer.
         let failures = core.withLock { $0.machine.authenticationFailures }
@@ -78,34 +66,6 @@ extension SessionTask {
         }
         return .now(.deliver)
     }
-
-    /// The next request when `response` is a redirect the configuration follows, nil when it is
-    /// not one, or the redirect error (too many, loop, refused downgrade).
-    private func redirectTarget(for response: Response, request: Request) -> Result<(request: Request, visit: RedirectVisit)?, CourierError> {
-        guard response.isRedirect else { return .success(nil) }
-        let configuration = manager.configuration.client.redirects
-        guard let url = try? HTTPURL(request.url.absoluteString) else { return .success(nil) }
-        let history = core.withLock { $0.machine.history }
-        do {
-            let decision = try configuration.decide(
-                method: request.method, url: url, headers: request.headers, body: request.body == nil ? .none : .replayable,
-                status: response.statusCode, location: response.headers[first: "Location"], history: history)
-            guard case .follow(let redirected) = decision, let target = URL(string: redirected.url.absoluteString) else {
-                return .success(nil)
-            }
-            var next = Request(url: target, method: redirected.method, headers: redirected.headers,
-                               body: redirected.keepsBody ? request.body : nil, timeoutInterval: request.timeoutInterval,
-                               totalTimeoutInterval: request.totalTimeoutInterval)
-            if !redirected.keepsBody { next.body = nil }
-            return .success((next, RedirectVisit(method: request.method, url: url)))
-        } catch {
-            return .failure(CourierError(.redirectRefused, underlying: error, response: response, failingURL: request.url, detail: error.description))
-        }
-    }
-}
-
-extension Response {
-    var isRedirect: Bool { [301, 302, 303, 307, 308].contains(statusCode) }
 }
 
 extension HTTPField {

@@ -76,9 +76,10 @@ extension SessionTask {
                 return
             }
         }
-        let converted: HTTPClientRequest
+        var converted: HTTPClientRequest
         do {
             converted = try manager.convert(request, sameOriginAs: originalRequest.url, deadline: deadline, phase: redirected ? .redirect : .connect)
+            converted.redirectHandler = redirectHandler()
         } catch {
             run(core.withLock { $0.machine.preparationFailed(error) })
             return
@@ -99,6 +100,17 @@ extension SessionTask {
         } else {
             _ = uploadProgress.update { $0.completedUnitCount = total }
         }
+    }
+
+    /// The transport followed a redirect (the redirect hook, if any, agreed): the request made
+    /// now is `next`, as the session sees requests.
+    func redirected(to next: HTTPClientRequest, metrics: HTTPClientMetrics, attempt: Int, transport: HTTPClientTask) {
+        let current = core.withLock { $0.machine.currentRequest }
+        guard let request = Request(following: next, from: current) else {
+            cancel(with: Self.unrepresentableURL(next.url))
+            return
+        }
+        core.withLock { $0.machine.redirected(to: request, metrics: metrics, attempt: attempt, transport: transport) }
     }
 
     func receivedHead(_ head: HTTPClientResponseHead, attempt: Int, transport: HTTPClientTask) {
@@ -134,14 +146,19 @@ extension SessionTask {
     func transportFailed(_ error: ClientError, metrics: HTTPClientMetrics, attempt: Int) {
         let url = core.withLock { $0.machine.currentRequest.url }
         let mapped: CourierError
-        if let own = error.cause as? CourierError {
+        if error.phase == .redirect, let refused = error.responseHead, let redirectError = error.cause as? RedirectError {
+            // A redirect the configuration refuses (too many, a loop, a downgrade): the 3xx is the
+            // response the error is about.
+            let response = Response(url: url, statusCode: refused.status, headers: refused.headers)
+            mapped = CourierError(.redirectRefused, underlying: redirectError, response: response, failingURL: url, detail: redirectError.description)
+        } else if let own = error.cause as? CourierError {
             // A body stream of this layer (multipart) failed: its own error says what and where.
             mapped = CourierError(own.code, phase: .send, underlying: error, failingURL: url, detail: own.detail)
         } else {
             mapped = SecurityPolicy.courierError(from: error, host: url.host())?.with(response: nil, body: nil, failingURL: url)
                 ?? CourierError.transport(error, url: url)
         }
-        run(core.withLock { $0.machine.transportFailed(mapped.with(response: nil, body: nil, failingURL: nil), metrics: metrics, attempt: attempt) })
+        run(core.withLock { $0.machine.transportFailed(mapped, metrics: metrics, attempt: attempt) })
     }
 
     /// The download sink wrote enough to take more.

@@ -86,16 +86,20 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
     /// idempotent request with a replayable body, on a reused connection that closed before a
     /// single response byte arrived (RFC 9110 §9.2.2, RFC 9112 §9.3.1).
     public let isSafeToRetry: Bool
+    /// The response the error is about, when the request failed because of a head that arrived
+    /// (a redirect the configuration refuses: too many, a loop, a refused downgrade).
+    public let responseHead: HTTPClientResponseHead?
 
     public init(
         _ code: Code, phase: Phase? = nil, cause: (any Error & Sendable)? = nil, detail: String? = nil,
-        isSafeToRetry: Bool = false
+        isSafeToRetry: Bool = false, responseHead: HTTPClientResponseHead? = nil
     ) {
         self.code = code
         self.phase = phase ?? code.defaultPhase
         self.cause = cause
         self.detail = detail
         self.isSafeToRetry = isSafeToRetry
+        self.responseHead = responseHead
     }
 
     public var description: String {

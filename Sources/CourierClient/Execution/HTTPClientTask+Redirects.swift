@@ -17,19 +17,19 @@ extension HTTPClientTask {
             guard case .follow(let next) = decision else { return .success(nil) }
             return .success(next)
         } catch {
-            return .failure(Self.clientError(error))
+            return .failure(Self.clientError(error, head: head))
         }
     }
 
     /// The typed error for a redirect that must not be followed.
-    static func clientError(_ error: RedirectError) -> ClientError {
+    static func clientError(_ error: RedirectError, head: HTTPClientResponseHead? = nil) -> ClientError {
         let code: ClientError.Code =
             switch error {
             case .loop: .redirectLoop
             case .tooManyRedirects: .tooManyRedirects
             default: .unexpectedResponse
             }
-        return ClientError(code, phase: .redirect, cause: error, detail: error.description)
+        return ClientError(code, phase: .redirect, cause: error, detail: error.description, responseHead: head)
     }
 
     /// The current request turned into `next`.
@@ -143,7 +143,7 @@ extension HTTPClientTask {
             next.tls = modified.tls
             return .success(next)
         } catch {
-            return .failure(Self.clientError(error))
+            return .failure(Self.clientError(error, head: redirectHead))
         }
     }
 

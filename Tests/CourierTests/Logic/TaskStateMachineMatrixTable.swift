@@ -4,6 +4,7 @@
 enum TaskStateMachineMatrixTable {
     static let rows: [MachineFixture.Named: [String: String]] = [
         .idle: [
+            "redirected": "idle: ",
             "resume": "preparing: publishResumed,prepare",
             "suspend": "idle: ",
             "cancel": "completed: complete(cancelled)",
@@ -29,6 +30,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "idle: ",
         ],
         .preparing: [
+            "redirected": "preparing: ",
             "resume": "preparing: ",
             "suspend": "preparing: publishSuspended",
             "cancel": "completed: complete(cancelled)",
@@ -54,6 +56,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "preparing: ",
         ],
         .launching: [
+            "redirected": "awaitingHead: ",
             "resume": "launching: ",
             "suspend": "launching: publishSuspended",
             "cancel": "cancelingLaunching: ",
@@ -79,6 +82,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "launching: ",
         ],
         .awaitingHead: [
+            "redirected": "awaitingHead: ",
             "resume": "awaitingHead: ",
             "suspend": "awaitingHead: publishSuspended",
             "cancel": "canceling: cancelTransport",
@@ -104,6 +108,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "awaitingHead: ",
         ],
         .deciding: [
+            "redirected": "deciding: ",
             "resume": "deciding: ",
             "suspend": "deciding: publishSuspended",
             "cancel": "canceling: cancelTransport",
@@ -129,6 +134,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "deciding: ",
         ],
         .decidingHeld: [
+            "redirected": "decidingHeld: ",
             "resume": "decidingHeld: ",
             "suspend": "decidingHeld: publishSuspended",
             "cancel": "canceling: cancelTransport",
@@ -154,6 +160,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "decidingHeld: ",
         ],
         .discarding: [
+            "redirected": "discarding: ",
             "resume": "discarding: ",
             "suspend": "discarding: publishSuspended",
             "cancel": "canceling: cancelTransport",
@@ -179,6 +186,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "discarding: ",
         ],
         .delivering: [
+            "redirected": "delivering: ",
             "resume": "delivering: ",
             "suspend": "delivering: publishSuspended",
             "cancel": "canceling: cancelTransport",
@@ -204,6 +212,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "delivering: ",
         ],
         .paused: [
+            "redirected": "paused: ",
             "resume": "delivering: publishResumed,resumeReading",
             "suspend": "paused: ",
             "cancel": "canceling: cancelTransport",
@@ -229,6 +238,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "paused: ",
         ],
         .writingHeld: [
+            "redirected": "writingHeld: ",
             "resume": "writingHeld: ",
             "suspend": "writingHeld: publishSuspended",
             "cancel": "canceling: cancelTransport",
@@ -254,6 +264,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "writingHeld: ",
         ],
         .cancelingLaunching: [
+            "redirected": "cancelingLaunching: ",
             "resume": "cancelingLaunching: ",
             "suspend": "cancelingLaunching: ",
             "cancel": "cancelingLaunching: ",
@@ -279,6 +290,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "cancelingLaunching: ",
         ],
         .canceling: [
+            "redirected": "canceling: ",
             "resume": "canceling: ",
             "suspend": "canceling: ",
             "cancel": "canceling: ",
@@ -304,6 +316,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "canceling: ",
         ],
         .finishing: [
+            "redirected": "finishing: ",
             "resume": "finishing: ",
             "suspend": "finishing: publishSuspended",
             "cancel": "finishing: ",
@@ -329,6 +342,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "completed: complete(ok)",
         ],
         .completed: [
+            "redirected": "completed: ",
             "resume": "completed: ",
             "suspend": "completed: ",
             "cancel": "completed: ",

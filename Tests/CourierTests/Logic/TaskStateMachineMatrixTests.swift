@@ -52,6 +52,11 @@ import Testing
             let taken = f.machine.receivedHead(attempt: f.attempt + 7, transport: f.transport)
             return f.outcome([]) + (taken ? " decide" : " ignored")
         }),
+        ("redirected", { f in
+            f.machine.redirected(
+                to: Request(url: MachineFixture.redirectURL), metrics: MachineFixture.metrics(), attempt: f.attempt, transport: f.transport)
+            return f.outcome([])
+        }),
         ("part", { f in
             let outcome = f.machine.receivedBodyPart(MachineFixture.part("abcd"), attempt: f.attempt, transport: f.transport)
             return f.outcome(outcome.actions) + " \(outcome.demand)"

@@ -41,15 +41,32 @@ import Testing
     }
 
     @Test func suspendDuringARedirectPausesTheNextResponse() {
+        // The transport follows redirects within one attempt; the task hears of each hop.
+        var f = F.reach(.awaitingHead)
+        #expect(f.names(f.machine.suspend()) == ["publishSuspended"])
+        f.machine.redirected(to: Request(url: F.redirectURL), metrics: F.metrics(), attempt: f.attempt, transport: f.transport)
+        #expect(f.machine.redirectCount == 1)
+        #expect(f.machine.transactions.count == 1, "the redirect's own transaction")
+        #expect(f.machine.currentRequest.url == F.redirectURL)
+        let taken = f.machine.receivedHead(attempt: f.attempt, transport: f.transport)
+        #expect(taken)
+        _ = f.machine.decided(.deliver(f.delivery()), attempt: f.attempt)
+        let part = f.machine.receivedBodyPart(F.part("body"), attempt: f.attempt, transport: f.transport)
+        #expect(part.demand == .pause, "still suspended")
+        #expect(f.names(f.machine.resume(deadline: nil)) == ["publishResumed", "resumeReading"])
+        let done = f.machine.transportFinished(metrics: F.metrics(), attempt: f.attempt)
+        #expect(f.names(done) == ["complete(ok)"])
+        #expect(f.machine.metrics?.transactionMetrics.count == 2)
+        #expect(f.machine.metrics?.redirectCount == 1)
+    }
+
+    @Test func anAuthenticationRetryIsANewAttemptAndSuspensionCarriesOver() {
         var f = F.reach(.deciding)
         #expect(f.names(f.machine.suspend()) == ["publishSuspended"])
-        let next = Request(url: F.redirectURL)
-        let visit = RedirectVisit(method: .GET, url: try! HTTPURL(F.url.absoluteString))
-        #expect(f.names(f.machine.decided(.follow(next, .redirect(visit)), attempt: f.attempt)).isEmpty)
-        #expect(f.machine.redirectCount == 1)
-        // The redirect's body is dropped while suspended? No: suspension pauses delivery only
-        // once a part reaches it; a discarded body is still read, so the connection is reusable.
-        let dropped = f.machine.receivedBodyPart(F.part("moved"), attempt: f.attempt, transport: f.transport)
+        let next = Request(url: F.url)
+        #expect(f.names(f.machine.decided(.follow(next, .authentication), attempt: f.attempt)).isEmpty)
+        // The 401's body is dropped even while suspended, so the connection stays reusable.
+        let dropped = f.machine.receivedBodyPart(F.part("who are you"), attempt: f.attempt, transport: f.transport)
         #expect(dropped.demand == .more)
         #expect(f.names(f.machine.transportFinished(metrics: F.metrics(), attempt: f.attempt)) == ["prepare"])
         let attempt = f.machine.launch(next)
@@ -61,7 +78,7 @@ import Testing
         let part = f.machine.receivedBodyPart(F.part("body"), attempt: 2, transport: f.transport)
         #expect(part.demand == .pause, "still suspended")
         #expect(f.names(f.machine.resume(deadline: nil)) == ["publishResumed", "resumeReading"])
-        #expect(f.machine.currentRequest.url == F.redirectURL)
+        #expect(f.machine.authenticationFailures == 1)
     }
 
     @Test func callbacksBeforeExecuteReturnedAdoptTheHandle() {

@@ -43,10 +43,9 @@ enum TaskDecision<Sink: AnyObject & Sendable> {
     case fail(CourierError)
 }
 
-/// Why the task makes another request.
+/// Why the task makes another request itself. (Redirects are followed by the transport, whose
+/// redirect handler asks the session: they stay within one attempt.)
 enum FollowReason: Sendable {
-    /// A redirect (counted, and remembered to find loops).
-    case redirect(RedirectVisit)
     /// An answer to an authentication challenge (counted, to stop a server that keeps asking).
     case authentication
 }

@@ -82,7 +82,6 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
     private(set) var error: CourierError?
     private(set) var metrics: TaskMetrics?
     private(set) var transactions: [HTTPClientMetrics] = []
-    private(set) var history: [RedirectVisit] = []
     private(set) var redirectCount = 0
     private(set) var authenticationFailures = 0
     private(set) var body = Data()
@@ -269,14 +268,8 @@ extension TaskStateMachine {
             return cancel()
         case .fail(let error):
             return fail(error, attempt: attempt)
-        case .follow(let next, let reason):
-            switch reason {
-            case .redirect(let visit):
-                redirectCount += 1
-                history.append(visit)
-            case .authentication:
-                authenticationFailures += 1
-            }
+        case .follow(let next, .authentication):
+            authenticationFailures += 1
             attempt.step = .discarding(next: next)
             if case .ended = attempt.transport {
                 phase = .preparing(next)
@@ -384,6 +377,17 @@ extension TaskStateMachine {
         attempt.step = .deciding(held: nil)
         phase = .running(attempt)
         return true
+    }
+
+    /// The transport followed a redirect of `attempt` (its redirect handler — the session's
+    /// hook — agreed): one more transaction, and `request` is the one being made now.
+    mutating func redirected(to request: Request, metrics: HTTPClientMetrics, attempt number: Int, transport: Transport) {
+        guard var attempt = current(number), case .awaitingHead = attempt.step else { return }
+        adopt(transport, into: &attempt)
+        phase = .running(attempt)
+        transactions.append(metrics)
+        redirectCount += 1
+        currentRequest = request
     }
 
     /// A piece of the body of `attempt`. Returns whether the transport may keep reading, and
