@@ -201,11 +201,9 @@ public final class SessionManager: Sendable {
         finishInvalidationIfDone()
     }
 
-    /// Runs a task's serialization (`finish`, when it was not done on the processing queue),
-    /// hooks, completion and event on the completion queue.
-    func deliverCompletion(of task: SessionTask, raw: RawOutcome, finish: @escaping @Sendable () -> FinishedTask) {
+    /// Runs a task's hooks, completion and event on the completion queue.
+    func deliverCompletion(of task: SessionTask, raw: RawOutcome, finished: FinishedTask) {
         completionQueue.async(group: completionGroup) { [self] in
-            let finished = finish()
             let hooks = self.hooks
             if raw.error == nil, task.kind == .data, let cache = configuration.responseCache, let response = raw.response,
                let data = raw.data, raw.metrics.transactionMetrics.isEmpty == false,

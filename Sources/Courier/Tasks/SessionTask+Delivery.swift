@@ -120,13 +120,9 @@ extension SessionTask {
                 if let error = finished.error { core.withLock { $0.error = error } }
                 return finished
             }
-            if completion?.inexpensive ?? true {
-                manager.deliverCompletion(of: self, raw: raw, finish: finish)
-            } else {
-                manager.serializationQueue.async { [self] in
-                    let finished = finish()
-                    manager.deliverCompletion(of: self, raw: raw, finish: { finished })
-                }
+            manager.serializationQueue.async { [self] in
+                let finished = finish()
+                manager.deliverCompletion(of: self, raw: raw, finished: finished)
             }
         }
         if let sink = ending.abandonSink {

@@ -6,13 +6,4 @@ import FoundationEssentials
 public protocol ResponseSerializer<Output>: Sendable {
     associatedtype Output: Sendable
     func serialize(response: Response, data: Data?) throws(CourierError) -> Output
-
-    /// Whether ``serialize(response:data:)`` is cheap — it looks at the head, or hands the body
-    /// over as it is, and decodes nothing — so that a task's completion may run it on the
-    /// completion queue instead of hopping to the serialization queue first. Default: false.
-    var isInexpensive: Bool { get }
-}
-
-extension ResponseSerializer {
-    public var isInexpensive: Bool { false }
 }

@@ -7,23 +7,21 @@ import FoundationEssentials
 ///   metrics hook, no event subscriber, no completion group, no response cache — the outcome is
 ///   handed to the awaiting Swift task at once, which serializes it itself. One thread hop.
 /// - **Through the queues** (closure callers, or when observers need the result): `finish`
-///   serializes and returns what observers see plus the caller's callback, which runs on the
-///   completion queue. `finish` runs on the processing (serialization) queue first — a slow
-///   serializer must not hold up every other completion, AFNetworking's reason for that queue —
-///   unless the serializer is inexpensive (``ResponseSerializer/isInexpensive``): then it runs on
-///   the completion queue, saving a hop.
+///   serializes on the processing (serialization) queue — a slow serializer must not hold up
+///   every other completion, AFNetworking's reason for that queue — and returns what observers
+///   see plus the caller's callback, which runs on the completion queue. (Running cheap
+///   serializers on the completion queue, one hop fewer, was measured and dropped: with the
+///   client on one core it batched completions worse — 1.55 context switches per request
+///   instead of 1.0 — and was no faster; Benchmarks/RESULTS.md.)
 struct CompletionRoute: Sendable {
     /// Serializes the outcome; returns what observers see and the caller's callback.
     let finish: @Sendable (RawOutcome) -> FinishedTask
-    /// `finish` is cheap enough for the completion queue.
-    let inexpensive: Bool
     /// An awaiting Swift task that takes the raw outcome when nothing else needs the completion
     /// queue (nil: always through the queues).
     let handOff: (@Sendable (RawOutcome) -> Void)?
 
-    init(finish: @escaping @Sendable (RawOutcome) -> FinishedTask, inexpensive: Bool, handOff: (@Sendable (RawOutcome) -> Void)? = nil) {
+    init(finish: @escaping @Sendable (RawOutcome) -> FinishedTask, handOff: (@Sendable (RawOutcome) -> Void)? = nil) {
         self.finish = finish
-        self.inexpensive = inexpensive
         self.handOff = handOff
     }
 
@@ -37,7 +35,7 @@ struct CompletionRoute: Sendable {
             let response = raw.dataResponse(serializedBy: serializer)
             let value: (any Sendable)? = try? response.result.get()
             return FinishedTask(serializedObject: value, error: response.error) { handler?(response) }
-        }, inexpensive: serializer.isInexpensive, handOff: handOff)
+        }, handOff: handOff)
     }
 
     /// A download task's completion.
@@ -54,7 +52,7 @@ struct CompletionRoute: Sendable {
             let response = DownloadResponse(
                 request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: raw.resumeData, metrics: raw.metrics, result: result)
             return FinishedTask(serializedObject: raw.fileURL, error: response.error) { handler?(response) }
-        }, inexpensive: true)
+        })
     }
 }
 
