@@ -1,6 +1,5 @@
 import CourierClient
 import CourierCore
-import CourierHTTP1
 import Dispatch
 import FoundationEssentials
 
