@@ -47,7 +47,7 @@ test-only:
 
 # The event loop, the pool and the client's concurrent paths under ThreadSanitizer, in their
 # own build directory (a sanitized build cannot share .build with the normal one).
-# -DCOURIER_TSAN swaps Synchronization.Mutex for a pthread lock TSan can see (TSanMutex.swift):
+# -DCOURIER_TSAN swaps Synchronization.Mutex for a pthread lock TSan can see (CourierCore/PthreadMutex.swift):
 # TSan does not understand the futex-based Mutex and would report every locked access.
 # -DCOURIER_SANITIZED (both sanitizers) leaves out the assertions on resident memory: shadow
 # memory and AddressSanitizer's quarantine of freed blocks grow on their own.
