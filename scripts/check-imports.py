@@ -8,7 +8,9 @@ modules its Swift files import and fails when
   2. a target imports, or declares, a module that the forbidden-imports table of
      docs/ARCHITECTURE.md ("Modules that exist") forbids it;
   3. a file names `Mutex` without importing CourierCore (under -DCOURIER_TSAN, CourierCore's
-     `Mutex` is what shadows Synchronization's; see Sources/CourierCore/PthreadMutex.swift).
+     `Mutex` is what shadows Synchronization's; see Sources/CourierCore/PthreadMutex.swift), or
+     writes `Mutex<...>` as a type (`: Mutex<`, `-> Mutex<`) in a module that does not declare
+     its own `typealias Mutex` (type lookup does not apply import shadowing: ambiguous under TSan).
 
 Usage: scripts/check-imports.py [--package-json FILE] [--table FILE]
 Exit status 0 when the graph is clean, 1 with one line per violation otherwise.
@@ -26,6 +28,8 @@ IMPORT = re.compile(
     r"import\s+(?:(?:typealias|struct|class|enum|protocol|let|var|func)\s+)?"
     r"([A-Za-z_][A-Za-z0-9_]*)")
 MUTEX = re.compile(r"\bMutex\s*[<(]|:\s*Mutex\b")
+MUTEX_TYPE = re.compile(r"(:|->)\s*Mutex\s*<")
+MUTEX_ALIAS = re.compile(r"^\s*typealias\s+Mutex\s*<")
 TABLE_BEGIN = "<!-- forbidden-imports:begin -->"
 TABLE_END = "<!-- forbidden-imports:end -->"
 
@@ -111,10 +115,12 @@ def main():
             continue
         name = target["name"]
         declared = target_dependencies(target)
+        files = list(swift_files(target_directory(target)))
+        has_alias = any(MUTEX_ALIAS.search(line) for path in files for line in open(path, encoding="utf-8"))
         banned = forbidden.get(name, set())
         for dep in sorted(declared & banned):
             problems.append(f"Package.swift: {name} declares {dep}, which {args.table} forbids")
-        for path in swift_files(target_directory(target)):
+        for path in files:
             with open(path, encoding="utf-8") as f:
                 lines = f.read().splitlines()
             imported = set()
@@ -133,6 +139,10 @@ def main():
             code = [l for l in lines if not l.lstrip().startswith("//")]
             if name != "CourierCore" and any(MUTEX.search(l) for l in code) and "CourierCore" not in imported:
                 problems.append(f"{path}: names Mutex without importing CourierCore (its TSan Mutex would not apply)")
+            if not has_alias and name != "CourierCore":
+                for number, line in enumerate(lines, 1):
+                    if not line.lstrip().startswith("//") and MUTEX_TYPE.search(line):
+                        problems.append(f"{path}:{number}: Mutex<...> as a type needs {name}'s own `typealias Mutex` (see Sources/Courier/Session/TSanMutex.swift)")
 
     for problem in problems:
         print(f"linkage: {problem}")
