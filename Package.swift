@@ -59,16 +59,21 @@ let package = Package(
 
         // The AFNetworking layer: sessions, tasks, serializers, multipart, pinning. The only
         // module that may import FoundationEssentials (URL, Data, Codable), and nothing more.
+        // It sees CourierClient's public API only (which re-exports the lower-layer types it is
+        // made of); `make linkage` refuses an import of CourierHTTP1, CourierTLS or CourierPosix.
         .target(
             name: "Courier",
-            dependencies: ["CourierClient", "CourierCore", "CourierHTTP1", "CourierPosix", "CourierTLS"],
+            dependencies: ["CourierClient", "CourierCore"],
             swiftSettings: swiftSettings
         ),
 
-        // `make demo`: a loopback server and the Courier layer's main jobs, with readable output.
+        // `make demo`: loopback servers of its own and the Courier layer's main jobs, with
+        // readable output. The servers parse requests with CourierHTTP1 and speak TLS with
+        // CourierTLS; zlib gzips their bodies and gunzips a download to check it.
         .executableTarget(
             name: "CourierDemo",
-            dependencies: ["Courier", "CourierTestSupport", "CCourierZlib"],  // zlib: gunzip to check a download
+            dependencies: ["Courier", "CourierCore", "CourierHTTP1", "CourierTLS", "CCourierZlib"],
+            exclude: ["Certificates"],
             swiftSettings: swiftSettings
         ),
 
@@ -110,17 +115,17 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierPosixTests",
-            dependencies: ["CourierPosix", "CourierCore", "CourierTestSupport"],
+            dependencies: ["CourierPosix", "CourierCore", "CourierTestSupport", "CCourierLinux"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CourierTLSTests",
-            dependencies: ["CourierTLS", "CourierCore", "CourierTestSupport"],
+            dependencies: ["CourierTLS", "CourierCore", "CourierTestSupport", "CCourierOpenSSL"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CourierTestSupportTests",
-            dependencies: ["CourierTestSupport", "CourierHTTP1", "CourierCore"],
+            dependencies: ["CourierTestSupport", "CourierHTTP1", "CourierCore", "CCourierOpenSSL"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,16 +1,17 @@
 // The lower-layer types that appear in Courier's public API, re-exported so that `import Courier`
-// is enough to use it. Everything else below CourierClient's public API stays hidden.
+// is enough to use it. The lower-layer ones come through CourierClient, which re-exports them
+// (Sources/CourierClient/Exports.swift); everything else below its public API stays hidden.
 // `Tests/CourierImportTests` imports `Courier` alone and names each of them.
 @_exported import struct CourierCore.ByteBuffer
 @_exported import struct CourierCore.Deadline
 @_exported import struct CourierCore.TimeAmount
-@_exported import struct CourierHTTP1.ContentDecoderLimits
-@_exported import struct CourierHTTP1.HTTPField
-@_exported import struct CourierHTTP1.HTTPFieldError
-@_exported import struct CourierHTTP1.HTTPFields
-@_exported import struct CourierHTTP1.HTTPMethod
-@_exported import struct CourierHTTP1.HTTPParserConfiguration
-@_exported import struct CourierPosix.SocketAddress
+@_exported import struct CourierClient.ContentDecoderLimits
+@_exported import struct CourierClient.HTTPField
+@_exported import struct CourierClient.HTTPFieldError
+@_exported import struct CourierClient.HTTPFields
+@_exported import struct CourierClient.HTTPMethod
+@_exported import struct CourierClient.HTTPParserConfiguration
+@_exported import struct CourierClient.SocketAddress
 @_exported import struct CourierClient.BasicAuthorizationError
 @_exported import protocol CourierClient.HTTPClientBodyStream
 @_exported import struct CourierClient.HTTPClientConfiguration
@@ -28,8 +29,8 @@
 @_exported import struct CourierClient.RedirectConfiguration
 @_exported import enum CourierClient.RedirectError
 @_exported import struct CourierClient.RedirectVisit
-@_exported import struct CourierTLS.TLSCertificate
-@_exported import enum CourierTLS.TLSVersion
+@_exported import struct CourierClient.TLSCertificate
+@_exported import enum CourierClient.TLSVersion
 // Foundation types in the public API (URL, Data, Date, the JSON and property-list coders) and
 // Dispatch's queues: Courier links FoundationEssentials only, so these come from there.
 @_exported import struct FoundationEssentials.Data

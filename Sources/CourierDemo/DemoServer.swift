@@ -1,20 +1,21 @@
-import CourierTestSupport
+import CourierTLS
 import FoundationEssentials
+import Synchronization
 
-/// The loopback servers the demo talks to: plain HTTP and HTTPS (the test certificate for
-/// `localhost`, signed by the test root CA). Everything stays on this machine.
+/// The loopback servers the demo talks to: plain HTTP and HTTPS (the demo's certificate for
+/// `localhost`, signed by the demo's own root, `Certificates/`). Everything stays on this machine.
 struct DemoServers {
-    let http: ScriptedServer
-    let https: ScriptedServer
-    /// Released at the end so the stalled `/slow` handler returns.
-    let release = TestEvent()
+    let http: DemoHTTPServer
+    let https: DemoHTTPServer
+    /// Set at the end so the stalled `/slow` handler returns.
+    let release = Release()
     /// The text behind `/archive.txt.gz` and `/report.txt`.
     let text: [UInt8]
 
     init() throws {
-        http = try ScriptedServer()
-        https = try ScriptedServer(tls: ServerTLS(
-            certificateChain: TestCertificates.path("valid-chain.pem"), privateKey: TestCertificates.path("valid.key")))
+        http = try DemoHTTPServer()
+        https = try DemoHTTPServer(tls: TLSServerConfiguration(
+            certificateChainFile: DemoCertificates.path("localhost.pem"), privateKeyFile: DemoCertificates.path("localhost.key")))
         text = Self.makeText(lines: 400_000)
         let compressed = gzip(text)
         let text = self.text
@@ -46,7 +47,7 @@ struct DemoServers {
             try connection.respond(headers: [("Content-Type", "application/json")], body: parts)
         }
         http.route("/slow") { _, connection in
-            try connection.stall(until: release, timeout: .seconds(30))
+            connection.stall(until: release)
         }
         https.route("/secure") { _, connection in
             try connection.respond(headers: [("Content-Type", "application/json")], body: #"{"secret":"pinned hello"}"#)
@@ -55,12 +56,12 @@ struct DemoServers {
     }
 
     func shutdown() {
-        release.signal()
+        release.flag.store(true, ordering: .releasing)
         http.shutdown()
         https.shutdown()
     }
 
-    static func sendInPieces(_ bytes: [UInt8], _ connection: ServerConnection) throws {
+    static func sendInPieces(_ bytes: [UInt8], _ connection: DemoConnection) throws {
         var offset = 0
         while offset < bytes.count {
             let end = min(offset + 64 * 1024, bytes.count)
@@ -82,8 +83,8 @@ struct DemoServers {
     }
 
     /// `[{"name":…,"filename":…,"bytes":…}]` for a multipart/form-data body (RFC 7578).
-    static func multipartSummary(_ request: RecordedRequest) -> String {
-        guard let type = request.header("Content-Type"), let range = type.firstRange(of: "boundary=") else { return "[]" }
+    static func multipartSummary(_ request: DemoRequest) -> String {
+        guard let type = request.headers[first: "Content-Type"], let range = type.firstRange(of: "boundary=") else { return "[]" }
         let delimiter = Array("--\(type[range.upperBound...])".utf8)
         let body = request.body
         var starts: [Int] = []
@@ -106,5 +107,20 @@ struct DemoServers {
     static func parameter(_ name: String, in headers: String) -> String? {
         guard let range = headers.firstRange(of: " \(name)=\"") else { return nil }
         return String(headers[range.upperBound...].prefix { $0 != "\"" })
+    }
+}
+
+/// The flag the `/slow` route waits on.
+final class Release: Sendable {
+    let flag = Atomic<Bool>(false)
+}
+
+/// The demo's certificates, found next to this source file (`#filePath`), so no machine path is
+/// committed.
+enum DemoCertificates {
+    static func path(_ name: String) -> String {
+        let file = "\(#filePath)"
+        let directory = file[..<(file.lastIndex(of: "/") ?? file.startIndex)]
+        return "\(directory)/Certificates/\(name)"
     }
 }

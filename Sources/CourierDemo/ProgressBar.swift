@@ -1,4 +1,5 @@
 import Courier
+import CourierCore
 import Glibc
 import Synchronization
 

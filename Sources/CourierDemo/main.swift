@@ -1,5 +1,4 @@
 import Courier
-import CourierTestSupport
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -23,7 +22,7 @@ defer { servers.shutdown() }
 print("Courier demo — loopback servers on \(servers.http.baseURL) and \(servers.https.baseURL)")
 
 var configuration = SessionConfiguration()
-configuration.client.tls.trustRoots = [.file(TestCertificates.path("ca.pem"))]  // the demo's own CA
+configuration.client.tls.trustRoots = [.file(DemoCertificates.path("ca.pem"))]  // the demo's own CA
 let api = try HTTPSessionManager(baseURL: URL(string: servers.http.baseURL + "/"), configuration: configuration)
 
 // 1. A JSON GET decoded into a Decodable type.
@@ -91,7 +90,7 @@ do {
 // 5. HTTPS with a pinned public key: the right pin succeeds, a wrong one fails.
 heading("HTTPS with SPKI pinning")
 do {
-    let leaf = try SecurityPolicy.certificates(pemFile: TestCertificates.path("valid.pem"))[0]
+    let leaf = try SecurityPolicy.certificates(pemFile: DemoCertificates.path("localhost.pem"))[0]
     let rightPin = SecurityPolicy.publicKeyPin(of: leaf)
     let wrongPin = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
     for (label, pin) in [("right pin", rightPin), ("wrong pin", wrongPin)] {

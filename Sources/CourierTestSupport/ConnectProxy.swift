@@ -18,7 +18,7 @@ public final class ConnectProxy: Sendable {
     /// Starts listening on `127.0.0.1` (kernel-chosen port). With `credentials`, every request
     /// must carry `Proxy-Authorization: Basic base64(user:password)`, or it gets a 407.
     public init(credentials: (user: String, password: String)? = nil) throws {
-        core = try ProxyCore(expectedAuthorization: credentials.map { Base64.basicCredentials(user: $0.user, password: $0.password) })
+        core = try ProxyCore(expectedAuthorization: credentials.map { try basicAuthorizationValue(username: $0.user, password: $0.password) })
         try core.start()
     }
 

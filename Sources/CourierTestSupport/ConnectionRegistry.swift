@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CourierCore
 import Synchronization
 
 /// The open connections of a server or proxy, so another thread can wake or close them.

@@ -1,3 +1,4 @@
+import CourierCore
 import Synchronization
 
 /// A request as a test server received it.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CourierCore
 import Synchronization
 
 /// A scripted HTTP/1.1 test server on loopback, plain or TLS, with one real thread per connection.

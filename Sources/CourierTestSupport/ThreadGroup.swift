@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CourierCore
 import Synchronization
 
 /// Real detached pthreads that can be waited for as a group.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CourierCore
 import CourierPosix
 import CourierTestSupport
 import Testing

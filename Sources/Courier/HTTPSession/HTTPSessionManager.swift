@@ -1,4 +1,5 @@
 import CourierClient
+import CourierCore
 import Dispatch
 import FoundationEssentials
 import Synchronization

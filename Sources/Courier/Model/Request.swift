@@ -1,8 +1,6 @@
 import CourierClient
 import CourierCore
-import CourierHTTP1
 import FoundationEssentials
-import Glibc
 
 /// A request as the Courier layer builds it (AFNetworking's `NSURLRequest`): what the request
 /// serializers produce and what tasks run. Nothing is validated until the task starts; an
@@ -77,11 +75,10 @@ public enum RequestBody: Sendable {
     }
 }
 
-/// Sizes of regular files (`stat(2)`).
+/// Sizes of regular files (`stat(2)`, through CourierPosix's `FileSystem`).
 enum FileSize {
     static func of(_ path: String) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(info.st_size)
+        guard let info = try? FileSystem.status(ofPath: path), info.isRegularFile else { return nil }
+        return info.size
     }
 }

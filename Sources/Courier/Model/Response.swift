@@ -1,5 +1,4 @@
 import CourierClient
-import CourierHTTP1
 import FoundationEssentials
 
 /// A response head as the Courier layer reports it (AFNetworking's `NSHTTPURLResponse`).

@@ -1,7 +1,9 @@
 import CourierClient
 import CourierCore
 import FoundationEssentials
-import Glibc
+#if canImport(Glibc)
+import Glibc  // usleep only: waiting for an inner stream on the caller's thread
+#endif
 
 extension MultipartFormData {
     /// Writes the whole body to a file, piece by piece (AFNetworking's
@@ -17,26 +19,29 @@ extension MultipartFormData {
             throw CourierError(.fileWriteFailed, detail: "\(fileURL.absoluteString) is not a file URL")
         }
         let path = fileURL.path
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw CourierError(.fileWriteFailed, detail: "cannot create \(path): \(String(cString: strerror(errno)))")
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(path, .write(truncate: true, permissions: 0o644))
+        } catch {
+            throw CourierError(.fileWriteFailed, detail: "cannot create \(path): \(error.message)")
         }
         do throws(CourierError) {
-            try writeBody(toDescriptor: fd, path: path)
+            try writeBody(to: file, path: path)
         } catch {
-            close(fd)
-            unlink(path)
+            try? file.close()
+            FileSystem.remove(path)
             throw error
         }
         // On Linux the descriptor is released even when close fails: never close it twice.
-        guard close(fd) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(path)
-            throw CourierError(.fileWriteFailed, detail: "cannot close \(path): \(reason)")
+        do {
+            try file.close()
+        } catch {
+            FileSystem.remove(path)
+            throw CourierError(.fileWriteFailed, detail: "cannot close \(path): \(error.message)")
         }
     }
 
-    private func writeBody(toDescriptor fd: Int32, path: String) throws(CourierError) {
+    private func writeBody(to file: FileDescriptor, path: String) throws(CourierError) {
         var stream = makeStream(throttled: false)
         var written: Int64 = 0
         while true {
@@ -57,21 +62,10 @@ extension MultipartFormData {
                 }
                 continue
             }
-            var failure: Int32 = 0
-            piece.withUnsafeReadableBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        failure = errno
-                        return
-                    }
-                    offset += n
-                }
-            }
-            guard failure == 0 else {
-                throw CourierError(.fileWriteFailed, detail: "cannot write \(path): \(String(cString: strerror(failure)))")
+            do {
+                try file.writeAll(piece)
+            } catch {
+                throw CourierError(.fileWriteFailed, detail: "cannot write \(path): \(error.message)")
             }
             written += Int64(piece.readableBytes)
         }

@@ -1,8 +1,6 @@
 import CourierClient
 import CourierCore
-import CourierHTTP1
 import FoundationEssentials
-import Glibc
 import Synchronization
 
 /// A multipart/form-data request body (RFC 7578), built part by part and streamed with an exact
@@ -90,21 +88,23 @@ public final class MultipartFormData: Sendable {
             throw CourierError(.bodyFileUnreadable, detail: "\(fileURL.absoluteString) is not a file URL")
         }
         let path = fileURL.path
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw CourierError(.bodyFileUnreadable, detail: "\(path): \(String(cString: strerror(errno)))")
+        let info: FileStatus
+        do {
+            info = try FileSystem.status(ofPath: path)
+        } catch {
+            throw CourierError(.bodyFileUnreadable, detail: "\(path): \(error.message)")
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
+        guard info.isRegularFile else {
             throw CourierError(.bodyFileUnreadable, detail: "\(path) is not a regular file")
         }
-        guard access(path, R_OK) == 0 else {
+        guard FileSystem.isReadable(path) else {
             throw CourierError(.bodyFileUnreadable, detail: "\(path) is not readable")
         }
         let headers = [
             try MultipartHeaderText.contentDisposition(name: name, fileName: fileName),
             try MultipartHeaderText.contentType(mimeType),
         ]
-        append(MultipartPart(headers: headers, body: .file(path: path, size: Int64(info.st_size))))
+        append(MultipartPart(headers: headers, body: .file(path: path, size: info.size)))
     }
 
     /// Appends a form field: `Content-Disposition: form-data; name="…"` and the bytes, with no

@@ -1,4 +1,4 @@
-import CourierHTTP1
+import CourierClient
 import FoundationEssentials
 
 /// Builds the header fields of body parts without ever letting a caller's text inject a line.

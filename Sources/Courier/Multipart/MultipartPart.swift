@@ -1,6 +1,5 @@
 import CourierClient
 import CourierCore
-import CourierHTTP1
 import FoundationEssentials
 
 /// One body part of a multipart/form-data body (RFC 7578 §4): its header fields, in order,

@@ -1,3 +1,4 @@
+import CourierCore
 import Synchronization
 
 /// A task's upload or download progress (AFNetworking's per-task `NSProgress`). Totals are

@@ -1,4 +1,5 @@
-import CourierPosix
+import CourierClient
+import CourierCore
 import Dispatch
 import Synchronization
 
@@ -8,7 +9,7 @@ import Synchronization
 /// "Reachable" means what it means in AFN: the system has a route that would carry a packet
 /// there, not that a server answers. The kernel is asked (`RTM_GETROUTE` lookups over netlink,
 /// nothing is sent to the target) at start and again after every burst of link, address or
-/// route changes; see `CourierPosix.PathMonitor`.
+/// route changes; see `CourierClient.PathObserver`.
 ///
 /// | AFNetworking | Courier |
 /// | --- | --- |
@@ -26,11 +27,7 @@ import Synchronization
 /// that calls ``startMonitoring()`` and so watch that thread's network namespace.
 public final class ReachabilityManager: Sendable {
     /// What is monitored.
-    enum Target: Hashable, Sendable {
-        case internet
-        case domain(String)
-        case address(RouteDestination)
-    }
+    typealias Target = PathObserver.Target
 
     /// The internet in general (AFN's `sharedManager`): reachable when the kernel has a route
     /// for a global IPv4 or IPv6 address out of a non-loopback interface.
@@ -38,7 +35,6 @@ public final class ReachabilityManager: Sendable {
 
     let target: Target
     private let state: Mutex<State>
-    private let resolver: Resolver
 
     private struct State {
         var status: ReachabilityStatus = .unknown
@@ -46,44 +42,14 @@ public final class ReachabilityManager: Sendable {
         var handlerQueue: DispatchQueue
         var continuations: [Int: AsyncStream<ReachabilityStatus>.Continuation] = [:]
         var nextContinuation = 0
-        var session: Session?
-        /// Bumped by every start and stop, so a late report from a stopped session is dropped.
+        /// The started monitoring (CourierClient's façade over the routing table).
+        var observer: PathObserver?
+        /// Bumped by every start and stop, so a late report from a stopped observer is dropped.
         var generation: UInt64 = 0
-    }
-
-    /// One started monitoring: its loop, monitor and outstanding lookup.
-    private final class Session: Sendable {
-        let loop: EventLoop
-        let monitor: PathMonitor
-        let lookup = Mutex<ResolveHandle?>(nil)
-
-        init(loop: EventLoop, monitor: PathMonitor) {
-            self.loop = loop
-            self.monitor = monitor
-        }
-
-        /// Closes the sockets and ends the loop's thread; from the loop itself, off-thread
-        /// (a loop cannot join its own thread).
-        func end() {
-            // Dropping the handle also breaks its cycle back to this session.
-            let pending = lookup.withLock { handle -> ResolveHandle? in
-                defer { handle = nil }
-                return handle
-            }
-            pending?.cancel()
-            monitor.cancel()
-            if loop.inEventLoop {
-                let loop = self.loop
-                DispatchQueue.global().async { loop.shutdown() }
-            } else {
-                loop.shutdown()
-            }
-        }
     }
 
     init(target: Target) {
         self.target = target
-        self.resolver = Resolver()
         let label = "courier.reachability"
         self.state = Mutex(State(handlerQueue: DispatchQueue(label: label)))
     }
@@ -92,7 +58,7 @@ public final class ReachabilityManager: Sendable {
     /// `getaddrinfo` off the loop when monitoring starts and again after each network change;
     /// reachable when any of them has a route. A name that does not resolve is not reachable.
     public convenience init(domain: String) {
-        self.init(target: .domain(domain))
+        self.init(target: .host(domain))
     }
 
     /// Monitors one address (AFN's `managerForAddress:`), an IPv4 or IPv6 literal without
@@ -104,10 +70,10 @@ public final class ReachabilityManager: Sendable {
     }
 
     deinit {
-        let (session, continuations) = state.withLock { state in
-            (state.session, state.continuations.values)
+        let (observer, continuations) = state.withLock { state in
+            (state.observer, state.continuations.values)
         }
-        session?.end()
+        observer?.cancel()
         for continuation in continuations { continuation.finish() }
     }
 
@@ -159,63 +125,33 @@ public final class ReachabilityManager: Sendable {
             state.generation += 1
             return state.generation
         }
-        let session: Session
+        let observer: PathObserver
         do {
-            let loop = try EventLoop(name: "courier-reach")
-            let initial: PathTarget
-            switch target {
-            case .internet: initial = .internet
-            case .domain: initial = .addresses([])
-            case .address(let destination): initial = .addresses([destination])
-            }
-            do {
-                session = Session(loop: loop, monitor: try PathMonitor(target: initial, loop: loop))
-            } catch {
-                loop.shutdown()
-                throw error
-            }
+            observer = try PathObserver(target: target)
         } catch {
             deliver(.notReachable, generation: generation)
             return
         }
         let stale = state.withLock { state -> Bool in
             guard state.generation == generation else { return true }
-            state.session = session
+            state.observer = observer
             return false
         }
-        if stale { return session.end() }
-
-        let report: @Sendable (PathStatus) -> Void = { [weak self] path in
+        if stale { return observer.cancel() }
+        observer.start { [weak self] path in
             self?.deliver(ReachabilityStatus(path), generation: generation)
-        }
-        guard case .domain(let host) = target else {
-            session.monitor.start(report)
-            return
-        }
-        // Resolve first, then start with the addresses; re-resolve after every change.
-        let resolve: @Sendable (_ then: @escaping @Sendable () -> Void) -> Void = { [resolver] then in
-            let handle = resolver.resolve(host: host, port: 0, on: session.loop) { result in
-                if case .failure(.cancelled) = result { return }
-                let addresses = (try? result.get())?.compactMap(RouteDestination.init) ?? []
-                session.monitor.setTarget(.addresses(addresses))
-                then()
-            }
-            session.lookup.withLock { $0 = handle }
-        }
-        resolve {
-            session.monitor.start(onNetworkChange: { resolve {} }, report)
         }
     }
 
     /// Stops monitoring: closes the netlink sockets and ends the loop's thread. The status
-    /// keeps its last value; no handler call follows for this session.
+    /// keeps its last value; no handler call follows for this observer.
     public func stopMonitoring() {
-        let session = state.withLock { state -> Session? in
+        let observer = state.withLock { state -> PathObserver? in
             state.generation += 1
-            defer { state.session = nil }
-            return state.session
+            defer { state.observer = nil }
+            return state.observer
         }
-        session?.end()
+        observer?.cancel()
     }
 
     private func deliver(_ status: ReachabilityStatus, generation: UInt64) {

@@ -1,5 +1,4 @@
 import CourierClient
-import CourierTLS
 
 extension SecurityPolicy {
     /// The Courier error for a transport failure that is a trust decision, or nil for any other

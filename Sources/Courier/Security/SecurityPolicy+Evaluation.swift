@@ -1,5 +1,4 @@
 import CourierClient
-import CourierTLS
 import FoundationEssentials
 
 extension SecurityPolicy {

@@ -1,4 +1,4 @@
-import CourierTLS
+import CourierClient
 import FoundationEssentials
 
 extension SecurityPolicy {

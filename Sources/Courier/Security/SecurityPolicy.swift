@@ -1,4 +1,4 @@
-import CourierTLS
+import CourierClient
 import FoundationEssentials
 
 /// How a server's TLS identity is judged: chain and host-name validation, optionally with

@@ -1,5 +1,5 @@
 import CourierClient
-import CourierTLS
+import CourierCore
 import Synchronization
 
 /// Security policies per host: a default policy, policies for exact hosts, and policies for

@@ -1,4 +1,3 @@
-import CourierTLS
 
 /// Why a ``SecurityPolicy`` rejected a server: the typed reason behind
 /// `CourierError.Code.serverTrustRejected`. Its description names the host and what the server

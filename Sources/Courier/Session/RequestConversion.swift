@@ -1,6 +1,5 @@
 import CourierClient
 import CourierCore
-import CourierHTTP1
 import FoundationEssentials
 
 /// Turns a ``Request`` into the transport's ``HTTPClientRequest``: URL checked (http/https with a

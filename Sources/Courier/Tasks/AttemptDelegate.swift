@@ -1,6 +1,5 @@
 import CourierClient
 import CourierCore
-import CourierHTTP1
 
 /// The transport's delegate for one attempt (one HTTP request) of a task. It forwards to the
 /// task with its attempt number, so that callbacks from an attempt the task has moved past

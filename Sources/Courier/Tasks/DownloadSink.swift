@@ -1,16 +1,17 @@
+import CourierClient
 import CourierCore
 import Dispatch
 import FoundationEssentials
-import Glibc
 import Synchronization
 
 /// Writes a download's body to its file on a serial queue of its own, so that the event loop
 /// never waits for the disk. Bytes handed over but not yet written are bounded: past
 /// `limit`, ``write(_:)`` asks the caller to stop reading the socket, and `onDrain` says when
-/// to start again (half the limit written). Memory stays at most `limit` plus one read.
+/// to start again (half the limit written). Memory stays at most `limit` plus one read. The file
+/// calls go through CourierPosix's syscall wrapper (`FileDescriptor`, `FileSystem`).
 final class DownloadSink: Sendable {
     private struct State {
-        var descriptor: Int32
+        var descriptor: FileDescriptor
         var pending = 0
         var waitingForDrain = false
         var failure: CourierError?
@@ -30,16 +31,18 @@ final class DownloadSink: Sendable {
         path: String, keepingFirst offset: Int64 = 0, limit: Int, onDrain: @escaping @Sendable () -> Void,
         onFailure: @escaping @Sendable (CourierError) -> Void
     ) throws(CourierError) {
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (offset == 0 ? O_TRUNC : 0)
-        let descriptor = open(path, flags, 0o600)
-        guard descriptor >= 0 else {
-            throw CourierError(.fileWriteFailed, underlying: FileError(operation: "open", path: path, errno: errno))
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(path, .write(truncate: offset == 0, permissions: 0o600))
+        } catch {
+            throw CourierError(.fileWriteFailed, underlying: FileError(path: path, error))
         }
         if offset > 0 {
-            guard ftruncate(descriptor, off_t(offset)) == 0, lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
-                let code = errno
-                close(descriptor)
-                throw CourierError(.fileWriteFailed, underlying: FileError(operation: "seek", path: path, errno: code))
+            do {
+                try descriptor.truncateAndSeek(to: offset)
+            } catch {
+                try? descriptor.close()
+                throw CourierError(.fileWriteFailed, underlying: FileError(path: path, error))
             }
         }
         self.path = path
@@ -95,7 +98,7 @@ final class DownloadSink: Sendable {
     func abandon(keepFile: Bool, then done: (@Sendable () -> Void)? = nil) {
         queue.async { [self] in
             state.withLock { closeLocked(&$0) }
-            if !keepFile { unlink(path) }
+            if !keepFile { FileSystem.remove(path) }
             done?()
         }
     }
@@ -103,25 +106,18 @@ final class DownloadSink: Sendable {
     private func closeLocked(_ state: inout State) {
         guard !state.closed else { return }
         state.closed = true
-        close(state.descriptor)
+        try? state.descriptor.close()
     }
 
     /// Runs on `queue`.
     private func writeAll(_ part: ByteBuffer) -> CourierError? {
         let (descriptor, skip) = state.withLock { ($0.descriptor, $0.failure != nil || $0.closed) }
         guard !skip else { return nil }
-        return part.withUnsafeReadableBytes { bytes -> CourierError? in
-            var offset = 0
-            while offset < bytes.count {
-                // Safe: `bytes` is valid for the closure's duration and offset < count.
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return CourierError(.fileWriteFailed, underlying: FileError(operation: "write", path: path, errno: errno))
-                }
-                offset += written
-            }
+        do {
+            try descriptor.writeAll(part)
             return nil
+        } catch {
+            return CourierError(.fileWriteFailed, underlying: FileError(path: path, error))
         }
     }
 }
@@ -132,5 +128,17 @@ public struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
     public var path: String
     public var errno: Int32
 
-    public var description: String { "\(operation) \(path): \(String(cString: strerror(errno))) (errno \(errno))" }
+    init(operation: String, path: String, errno: Int32) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+    }
+
+    init(path: String, _ error: PosixError) {
+        self.init(operation: error.call, path: path, errno: error.code)
+    }
+
+    public var description: String {
+        "\(operation) \(path): \(PosixError(code: errno, call: operation).message) (errno \(errno))"
+    }
 }

@@ -1,6 +1,5 @@
 import CourierClient
 import CourierCore
-import CourierHTTP1
 import FoundationEssentials
 
 /// What the session decided about a response head.

@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CourierCore
+import CourierPosix
 
 /// Produces the pieces of one attempt's request body, on the connection's loop.
 enum RequestBodySource {
@@ -17,7 +15,17 @@ enum RequestBodySource {
         case .bytes(let buffer):
             return (.knownLength(Int64(buffer.readableBytes)), .bytes(buffer))
         case .file(let path):
-            let reader = try FileReader(path: path)
+            let reader: FileReader
+            do {
+                reader = try FileReader(path: path)
+            } catch {
+                switch error {
+                case .unreadable(let cause):
+                    throw ClientError(.invalidRequest, phase: .send, cause: cause, detail: "cannot open the body file \(path): \(cause.message)")
+                case .notARegularFile:
+                    throw ClientError(.invalidRequest, phase: .send, detail: "the body file \(path) is not a regular file")
+                }
+            }
             return (.knownLength(reader.size), .file(reader))
         case .stream(let length, let makeStream):
             return (length.map { .knownLength($0) } ?? .chunked, .stream(makeStream()))
@@ -31,7 +39,15 @@ enum RequestBodySource {
             self = .bytes(nil)
             return buffer
         case .file(let reader):
-            return try reader.next()
+            let piece: ByteBuffer
+            do {
+                piece = try reader.next(maximum: 65536)
+            } catch {
+                throw ClientError(.invalidRequest, phase: .send, cause: error, detail: "cannot read the body file \(reader.path): \(error.message)")
+            }
+            // Empty: the whole size was sent, or the file shrank while being sent (the state
+            // machine then reports the length mismatch).
+            return piece.readableBytes > 0 ? piece : nil
         case .stream(var stream):
             do {
                 let piece = try stream.next()
@@ -52,48 +68,5 @@ enum RequestBodySource {
     /// Releases what the source holds (closes a file).
     func close() {
         if case .file(let reader) = self { reader.close() }
-    }
-}
-
-/// Reads a regular file in 64 KiB pieces. Loop-confined.
-final class FileReader {
-    private var descriptor: Int32
-    let size: Int64
-    private var offset: Int64 = 0
-
-    init(path: String) throws(ClientError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw ClientError(.invalidRequest, phase: .send, detail: "cannot open the body file \(path): \(String(cString: strerror(errno)))")
-        }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            Glibc.close(fd)
-            throw ClientError(.invalidRequest, phase: .send, detail: "the body file \(path) is not a regular file")
-        }
-        descriptor = fd
-        size = Int64(info.st_size)
-    }
-
-    deinit { close() }
-
-    func next() throws(ClientError) -> ByteBuffer? {
-        guard offset < size, descriptor >= 0 else { return nil }
-        var piece = ByteBuffer(capacity: 65536)
-        let fd = descriptor, at = offset
-        let count = min(65536, Int(size - offset))
-        let n = piece.withUnsafeMutableWritableBytes(minimumCapacity: count) { region in
-            // Safe: pread writes at most `count` bytes into the buffer's own writable region.
-            max(0, pread(fd, region.baseAddress, count, off_t(at)))
-        }
-        // A file that shrank while being sent: the state machine reports the length mismatch.
-        guard n > 0 else { return nil }
-        offset += Int64(n)
-        return piece
-    }
-
-    func close() {
-        if descriptor >= 0 { Glibc.close(descriptor) }
-        descriptor = -1
     }
 }

@@ -1,3 +1,4 @@
+import CourierCore
 import CourierPosix
 import Synchronization
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CourierCore
 import CCourierLinux
 import Dispatch
 import Synchronization

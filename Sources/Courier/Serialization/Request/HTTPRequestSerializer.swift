@@ -1,4 +1,4 @@
-import CourierHTTP1
+import CourierClient
 import FoundationEssentials
 
 /// AFNetworking's `AFHTTPRequestSerializer`: default headers, a timeout, and parameters encoded

@@ -1,5 +1,4 @@
 import CourierClient
-import CourierHTTP1
 import FoundationEssentials
 
 /// A request serializer built on an ``HTTPRequestSerializer`` (AFNetworking's subclasses of

@@ -1,4 +1,4 @@
-import CourierHTTP1
+import CourierClient
 import FoundationEssentials
 
 extension HTTPResponseSerializer {

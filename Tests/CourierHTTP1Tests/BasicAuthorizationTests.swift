@@ -1,4 +1,4 @@
-import CourierClient
+import CourierHTTP1
 import Testing
 
 /// An independent encoder for the check below: bits as text, six at a time (RFC 4648 §4).
