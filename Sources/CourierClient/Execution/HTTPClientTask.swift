@@ -144,6 +144,11 @@ public final class HTTPClientTask: @unchecked Sendable {
 
     private func acquire() {
         if isCancelled { end(failure: ClientError(.cancelled)); return }
+        // A redirect or the retry after shutdown began: the pool takes no new request.
+        if client.pool.isShutDown {
+            end(failure: ClientError(.poolShutdown, detail: history.isEmpty && !retried ? nil : "the client was shut down before the next request of the chain"))
+            return
+        }
         if let deadline, deadline.hasPassed {
             end(failure: ClientError(.totalTimeout, phase: history.isEmpty ? .pool : .redirect, detail: "before the request was made"))
             return
@@ -413,11 +418,13 @@ public final class HTTPClientTask: @unchecked Sendable {
     private func end(trailers: HTTPFields) {
         guard markEnded() else { return }
         delegate.didFinish(self, trailers: trailers, metrics: metrics)
+        client.requests.ended()
     }
 
     private func end(failure error: ClientError) {
         guard markEnded() else { return }
         delegate.didFail(self, error: error, metrics: metrics)
+        client.requests.ended()
     }
 
     private func markEnded() -> Bool {
