@@ -110,6 +110,9 @@ final class ResponseStream: HTTPClientResponseDelegate, Sendable {
             waiter.resume(returning: .failure(error))
         case .resumeBody(let waiter, let result):
             waiter.resume(returning: result)
+        case .resumeBodyAndReading(let waiter, let part):
+            locked.withLock { $0.task }?.resumeReading()
+            waiter.resume(returning: .success(part))
         case .resumeReading:
             locked.withLock { $0.task }?.resumeReading()
         case .cancelRequest(let headWaiter, let bodyWaiter, let error):

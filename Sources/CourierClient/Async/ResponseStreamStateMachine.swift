@@ -67,6 +67,8 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter> {
         case failHead(HeadWaiter, ClientError)
         /// Resume a waiting consumer with a part, the end (nil) or an error.
         case resumeBody(BodyWaiter, Result<ByteBuffer?, ClientError>)
+        /// Resume a waiting consumer with a part, and resume reading the socket.
+        case resumeBodyAndReading(BodyWaiter, ByteBuffer)
         /// Resume reading the socket (the connection was paused).
         case resumeReading
         /// Cancel the transport request, and resume whoever waits with `error`.
@@ -156,7 +158,8 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter> {
     mutating func waitForPart(_ waiter: BodyWaiter) -> Action {
         guard case .streaming(var streaming) = state, streaming.isEmpty, streaming.waiter == nil else {
             switch next() {
-            case .part(let part, _): return .resumeBody(waiter, .success(part))
+            case .part(let part, let resumeReading):
+                return resumeReading ? .resumeBodyAndReading(waiter, part) : .resumeBody(waiter, .success(part))
             case .end: return .resumeBody(waiter, .success(nil))
             case .error(let error): return .resumeBody(waiter, .failure(error))
             case .wait: return .none  // not reached: `.wait` only with an empty, waiter-less stream
@@ -212,7 +215,8 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter> {
         }
         streaming.parts.append(part)
         streaming.bufferedBytes += part.readableBytes
-        let pause = streaming.bufferedBytes >= highWater
+        // Still paused (a part read before the pause took effect): stay paused.
+        let pause = streaming.paused || streaming.bufferedBytes >= highWater
         if pause { streaming.paused = true }
         state = .streaming(streaming)
         return (.none, pause ? .pause : .more)

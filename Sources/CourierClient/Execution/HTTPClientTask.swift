@@ -139,6 +139,9 @@ public final class HTTPClientTask: @unchecked Sendable {
         if case .stream(let length?, _) = request.body, length < 0 {
             return ClientError(.invalidRequest, detail: "a stream body's length cannot be negative (\(length))")
         }
+        if case .sequence(let length?, _) = request.body, length < 0 {
+            return ClientError(.invalidRequest, detail: "a sequence body's length cannot be negative (\(length))")
+        }
         return nil
     }
 
