@@ -73,6 +73,8 @@ import Testing
 
     /// The pipe runs empty between pieces: the connection must be woken by each arrival.
     @Test func aSlowProducerWakesTheConnection() throws {
+        // `Task.sleep` makes Dispatch open its timer descriptor on first use: before the count.
+        _ = AsyncCall { () async throws(Never) in try? await Task.sleep(for: .milliseconds(1)) }.wait()
         try withClientAndServer { client, server in
             server.route("/up") { request, connection in try connection.respond(body: request.body) }
             let parts = (0..<8).map { [UInt8](repeating: UInt8($0), count: 1000) }

@@ -9,7 +9,7 @@ import Testing
 /// `HTTPClient.shutdown()` (blocking and `async`) returns only after every request's final
 /// delegate call, and a redirect that would start after shutdown began fails with
 /// `poolShutdown` rather than being dropped (issue 10 §4).
-@Suite(.serialized) struct ShutdownTests {
+@Suite(.serialized) struct ShutdownOrderingTests {
     /// Runs `client.shutdown()` on a thread of its own; `returned` is signalled after it.
     final class ShutdownThread: Sendable {
         let returned = TestEvent()
