@@ -1,5 +1,6 @@
 import CourierCore
 import CourierHTTP1
+import CourierPosix
 import CourierTestSupport
 import Dispatch
 import Synchronization
@@ -66,8 +67,24 @@ import Testing
         }
     }
 
+    /// A client on a group the test owns: stopping the loops (which joins their threads) cannot
+    /// hide an early return of the client's own shutdown.
+    static func withClientOnSharedGroup(_ body: (HTTPClient, ScriptedServer) throws -> Void) throws {
+        try FileDescriptors.exclusively {
+            try FileDescriptors.expectNoLeakedDescriptors {
+                let group = try EventLoopGroup(numberOfThreads: 2)
+                defer { group.shutdown() }
+                let client = HTTPClient(eventLoopGroup: group)
+                defer { client.shutdown() }
+                let server = try ScriptedServer()
+                defer { server.shutdown() }
+                try body(client, server)
+            }
+        }
+    }
+
     @Test func shutdownWaitsForTheFinalCallback() throws {
-        try withClientAndServer { client, server in
+        try Self.withClientOnSharedGroup { client, server in
             server.route("/x") { _, connection in try connection.respond(body: "x") }
             let delegate = SlowFinishDelegate()
             client.execute(try get("\(server.baseURL)/x"), delegate: delegate)
