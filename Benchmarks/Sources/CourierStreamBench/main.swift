@@ -99,6 +99,9 @@ extension Atomic where Value == Int {
     }
 }
 
+/// `value` rounded to 1/`scale` (no Foundation here).
+func rounded(_ value: Double, _ scale: Double) -> Double { (value * scale).rounded() / scale }
+
 func mib(_ bytes: Int, _ seconds: Double) -> Double { Double(bytes) / 1_048_576 / seconds }
 
 // Warm-up: one body through each API (page cache, connection, allocator).
@@ -113,10 +116,14 @@ for round in 1...rounds {
     let a = runAsync()
     delegateRates.append(mib(d.bytes, d.seconds))
     asyncRates.append(mib(a.bytes, a.seconds))
-    print("round \(round): delegate \(String(format: "%.0f", mib(d.bytes, d.seconds))) MiB/s, async \(String(format: "%.0f", mib(a.bytes, a.seconds))) MiB/s (\(a.bytes) bytes)")
+    let line = "round \(round): delegate \(Int(mib(d.bytes, d.seconds))) MiB/s, async \(Int(mib(a.bytes, a.seconds))) MiB/s"
+    print(line + " (\(d.bytes) and \(a.bytes) bytes)")
 }
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-let growth = peakRSS.load(ordering: .relaxed) - idle
-print(String(format: "median: delegate %.0f MiB/s, async %.0f MiB/s, ratio %.3f; RSS idle %d KiB, peak while streaming async %d KiB (+%.1f MiB)",
-             median(delegateRates), median(asyncRates), median(asyncRates) / median(delegateRates), idle, peakRSS.load(ordering: .relaxed), Double(growth) / 1024))
+let peak = peakRSS.load(ordering: .relaxed)
+let delegateMedian = median(delegateRates)
+let asyncMedian = median(asyncRates)
+let ratio = asyncMedian / delegateMedian
+let growthMiB = Double(peak - idle) / 1024
+print("median: delegate \(Int(delegateMedian)) MiB/s, async \(Int(asyncMedian)) MiB/s, ratio \(rounded(ratio, 1000)); RSS idle \(idle) KiB, peak while streaming async \(peak) KiB (+\(rounded(growthMiB, 10)) MiB)")
 client.shutdown()

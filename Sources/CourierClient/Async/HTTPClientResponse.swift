@@ -23,7 +23,7 @@ public struct HTTPClientResponse: Sendable {
 
 extension HTTPClientResponse {
     /// The response body as an `AsyncSequence` of `ByteBuffer`s, with backpressure: the socket is
-    /// not read while nobody asks for the next part (at most about 256 KiB wait in memory).
+    /// not read while nobody asks for the next part (at most about 1 MiB waits in memory).
     ///
     /// It can be iterated once. Once the iteration ended, ``trailers`` holds the trailer
     /// fields (RFC 9112 §7.1.2) and ``metrics`` the request's metrics. An error ends the

@@ -90,7 +90,7 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter> {
     /// Whether an iterator was made (the body is single-pass).
     private(set) var iteratorMade = false
 
-    init(highWater: Int = 256 * 1024, lowWater: Int = 64 * 1024) {
+    init(highWater: Int = 1024 * 1024, lowWater: Int = 512 * 1024) {
         precondition(lowWater < highWater, "lowWater must be below highWater")
         self.highWater = highWater
         self.lowWater = lowWater
