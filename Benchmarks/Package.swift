@@ -76,6 +76,16 @@ let package = Package(
             dependencies: ["ClientBenchSupport", .product(name: "CourierClient", package: rootIdentity)],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // The 1 GiB body through the async `AsyncSequence` API and the delegate API, side by side.
+        .executableTarget(
+            name: "CourierStreamBench",
+            dependencies: [
+                .product(name: "CourierClient", package: rootIdentity),
+                .product(name: "CourierCore", package: rootIdentity),
+                .product(name: "CourierHTTP1", package: rootIdentity),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .executableTarget(
             name: "CourierSessionBench",
             dependencies: ["ClientBenchSupport", .product(name: "Courier", package: rootIdentity)],

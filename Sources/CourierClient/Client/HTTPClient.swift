@@ -12,6 +12,8 @@ public final class HTTPClient: Sendable {
     public let configuration: HTTPClientConfiguration
     public let eventLoopGroup: EventLoopGroup
     let pool: ConnectionPool
+    /// Requests that have not made their final delegate call yet (shutdown waits for them).
+    let requests = RequestTracker()
     private let ownsGroup: Bool
 
     /// A client with its own event loop group.
@@ -43,6 +45,7 @@ public final class HTTPClient: Sendable {
     public func execute(_ request: HTTPClientRequest, delegate: sending any HTTPClientResponseDelegate) -> HTTPClientTask {
         let loop = eventLoopGroup.currentLoop ?? eventLoopGroup.next()
         let task = HTTPClientTask(client: self, request: request, delegate: delegate, homeLoop: loop)
+        requests.started()
         if pool.isShutDown {
             task.failWithoutLoop(ClientError(.poolShutdown))
         } else {
@@ -54,13 +57,56 @@ public final class HTTPClient: Sendable {
     /// Number of open or connecting connections, all hosts together (for tests and tools).
     public var openConnectionCount: Int { pool.openConnectionCount() }
 
-    /// Closes every connection and, if the client created its event loops, stops them.
-    /// Waiting requests fail with `.poolShutdown`; requests in flight finish first.
+    /// Shuts the client down and returns once it is done: waiting requests fail with
+    /// `.poolShutdown`, requests in flight finish first (their own timeouts bound that), and a
+    /// redirect or retry that would start meanwhile fails with `.poolShutdown`. It returns
+    /// after every request's final delegate call (`didFinish` or `didFail`) has returned and
+    /// every connection is closed; then, if the client created its event loops, it stops them.
+    ///
+    /// It may be called more than once and from several threads. It blocks: it must not be
+    /// called on one of the client's loops (use ``shutdown()-async`` from `async` code).
     public func shutdown() {
         precondition(eventLoopGroup.currentLoop == nil, "shutdown() waits for the loops: call it from another thread")
         let done = DispatchSemaphore(value: 0)
-        pool.shutdown { done.signal() }
+        drain { done.signal() }
         done.wait()
         if ownsGroup { eventLoopGroup.shutdown() }
     }
+
+    /// ``shutdown()`` for `async` callers: the same guarantees, without blocking a thread of
+    /// the cooperative pool while requests end.
+    public func shutdown() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in drain { done.resume() } }
+        guard ownsGroup else { return }
+        // Stopping the loops joins their threads: done on a thread of its own.
+        let group = eventLoopGroup
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                group.shutdown()
+                done.resume()
+            }
+        }
+    }
+
+    /// Shuts the pool down, waits for every request's final call, then for the connection
+    /// closes already queued on the loops; `done` runs after all of that.
+    private func drain(_ done: @escaping @Sendable () -> Void) {
+        let loops = eventLoopGroup.loops
+        pool.shutdown { [requests] in
+            requests.whenIdle {
+                // A job queued on each loop after the closes: it is released once it ran (or
+                // once its loop dropped it, stopped), and the last release runs `done`.
+                let barrier = LoopBarrier(done)
+                for loop in loops { loop.execute { barrier.touch() } }
+            }
+        }
+    }
+}
+
+/// Runs its closure when the last job holding it is released.
+private final class LoopBarrier: Sendable {
+    private let done: @Sendable () -> Void
+    init(_ done: @escaping @Sendable () -> Void) { self.done = done }
+    func touch() {}
+    deinit { done() }
 }

@@ -59,6 +59,8 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     var bodyPumpActive = false
     /// Set while the body stream asked to wait before its next piece (`waitAfterEmptyPiece`).
     var bodyWaitTimer: TimerID?
+    /// Set while an `AsyncSequence` body's pipe is empty: its wake-up resumes the pump.
+    var bodyAwaitingWakeUp = false
     /// Request body payload bytes handed over so far (no head, no chunk framing), for
     /// `didSendRequestBody(total:)`.
     var bodyBytesSent: Int64 = 0
@@ -116,7 +118,10 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         armRequestTimers(start.deadline)
         let (kind, source): (HTTP1ConnectionStateMachine.RequestBodyKind, RequestBodySource?)
         do {
-            (kind, source) = try RequestBodySource.make(start.body)
+            (kind, source) = try RequestBodySource.make(start.body) { [weak self, loop] in
+                guard let connection = self else { return }
+                loop.execute { connection.bodyWokenUp() }
+            }
         } catch {
             finishTask()
             pool.connectionReleased(self, reusable: true)
@@ -285,6 +290,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
 
     func stopBody() {
         bodyPumpActive = false
+        bodyAwaitingWakeUp = false
         if let bodyWaitTimer { loop.cancelTimer(bodyWaitTimer) }
         bodyWaitTimer = nil
         bodySource?.close()
@@ -300,7 +306,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     /// A stream that returns an empty piece with a `waitAfterEmptyPiece` delay is asked again
     /// when a loop timer fires; until then flushes do not pull from it.
     func pumpBody() {
-        guard !isPumping, bodyWaitTimer == nil else { return }
+        guard !isPumping, bodyWaitTimer == nil, !bodyAwaitingWakeUp else { return }
         isPumping = true
         defer { isPumping = false }
         while bodyPumpActive, outboundBytes < 256 * 1024, task != nil {
@@ -316,6 +322,11 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
             bodySource = source
             if let piece {
                 if piece.readableBytes == 0 {
+                    // A sequence's pipe is empty: it wakes us when the next piece comes.
+                    if source.waitsForWakeUp {
+                        bodyAwaitingWakeUp = true
+                        return
+                    }
                     // No wait given: ask again at once — but a stream that keeps coming back empty
                     // (waiting for another thread) must not spin the loop: after 16 in a row, 1 ms.
                     emptyPiecesInARow += 1
@@ -340,6 +351,14 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
                 process(machine.requestBodyEnd())
             }
         }
+    }
+
+    /// An `AsyncSequence` body's pipe has a piece (or its end) after it was found empty. A
+    /// wake-up from an earlier request's pipe only makes the pump look again.
+    func bodyWokenUp() {
+        guard bodyAwaitingWakeUp else { return }
+        bodyAwaitingWakeUp = false
+        if bodyPumpActive { pumpBody() }
     }
 
     // MARK: - Idle (pool-parked)

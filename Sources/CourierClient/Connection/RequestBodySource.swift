@@ -6,9 +6,12 @@ enum RequestBodySource {
     case bytes(ByteBuffer?)
     case file(FileReader)
     case stream(any HTTPClientBodyStream)
+    case sequence(RequestBodyPipe)
 
-    /// The body's framing and a fresh source for it (files are opened here).
-    static func make(_ body: HTTPClientRequestBody?) throws(ClientError) -> (HTTP1ConnectionStateMachine.RequestBodyKind, RequestBodySource?) {
+    /// The body's framing and a fresh source for it (files are opened here, a sequence's
+    /// producer task starts here). `wakeUp` is how a sequence's pipe wakes the connection
+    /// after it found the pipe empty (``waitsForWakeUp``).
+    static func make(_ body: HTTPClientRequestBody?, wakeUp: @escaping @Sendable () -> Void) throws(ClientError) -> (HTTP1ConnectionStateMachine.RequestBodyKind, RequestBodySource?) {
         switch body {
         case nil:
             return (.none, nil)
@@ -29,6 +32,10 @@ enum RequestBodySource {
             return (.knownLength(reader.size), .file(reader))
         case .stream(let length, let makeStream):
             return (length.map { .knownLength($0) } ?? .chunked, .stream(makeStream()))
+        case .sequence(let length, let makeSequence):
+            let pipe = RequestBodyPipe(wakeUp: wakeUp)
+            pipe.start(makeSequence())
+            return (length.map { .knownLength($0) } ?? .chunked, .sequence(pipe))
         }
     }
 
@@ -56,7 +63,20 @@ enum RequestBodySource {
             } catch {
                 throw ClientError(.invalidRequest, phase: .send, cause: error, detail: "the request body stream failed: \(error)")
             }
+        case .sequence(let pipe):
+            switch try pipe.read() {
+            case .piece(let piece): return piece
+            case .end: return nil
+            case .empty: return ByteBuffer()
+            }
         }
+    }
+
+    /// After an empty piece: whether the source wakes the connection itself when it has more
+    /// (a sequence's pipe does), rather than being asked again.
+    var waitsForWakeUp: Bool {
+        if case .sequence = self { return true }
+        return false
     }
 
     /// After an empty piece: how long to wait before asking again (nil: at once).
@@ -67,6 +87,10 @@ enum RequestBodySource {
 
     /// Releases what the source holds (closes a file).
     func close() {
-        if case .file(let reader) = self { reader.close() }
+        switch self {
+        case .file(let reader): reader.close()
+        case .sequence(let pipe): pipe.close()
+        case .bytes, .stream: break
+        }
     }
 }

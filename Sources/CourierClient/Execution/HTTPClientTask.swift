@@ -159,11 +159,19 @@ public final class HTTPClientTask: @unchecked Sendable {
         if case .stream(let length?, _) = request.body, length < 0 {
             return ClientError(.invalidRequest, detail: "a stream body's length cannot be negative (\(length))")
         }
+        if case .sequence(let length?, _) = request.body, length < 0 {
+            return ClientError(.invalidRequest, detail: "a sequence body's length cannot be negative (\(length))")
+        }
         return nil
     }
 
     func acquire() {
         if isCancelled { end(failure: ClientError(.cancelled)); return }
+        // A redirect or the retry after shutdown began: the pool takes no new request.
+        if client.pool.isShutDown {
+            end(failure: ClientError(.poolShutdown, detail: history.isEmpty && !retried ? nil : "the client was shut down before the next request of the chain"))
+            return
+        }
         if let deadline, deadline.hasPassed {
             end(failure: ClientError(.totalTimeout, phase: history.isEmpty ? .pool : .redirect, detail: "before the request was made"))
             return
@@ -447,11 +455,13 @@ public final class HTTPClientTask: @unchecked Sendable {
     func end(trailers: HTTPFields) {
         guard markEnded() else { return }
         delegate.didFinish(self, trailers: trailers, metrics: metrics)
+        client.requests.ended()
     }
 
     func end(failure error: ClientError) {
         guard markEnded() else { return }
         delegate.didFail(self, error: error, metrics: metrics)
+        client.requests.ended()
     }
 
     private func markEnded() -> Bool {

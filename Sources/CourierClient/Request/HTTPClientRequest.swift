@@ -62,6 +62,11 @@ public enum HTTPClientRequestBody: Sendable {
     /// A stream of pieces: `length` known → Content-Length (the stream must produce exactly that
     /// many bytes), nil → chunked (RFC 9112 §7.1). `makeStream` is called once per attempt.
     case stream(length: Int64?, makeStream: @Sendable () -> any HTTPClientBodyStream)
+    /// Pieces from an `AsyncSequence`, iterated by a Swift task of its own (see
+    /// ``HTTPClientBodySequence``): `length` known → Content-Length (exactly that many bytes),
+    /// nil → chunked (RFC 9112 §7.1). `makeSequence` is called once per attempt. The generic
+    /// ``sequence(length:_:)-(_,()->Pieces)`` builds one from any sequence of buffers.
+    case sequence(length: Int64?, makeSequence: @Sendable () -> HTTPClientBodySequence)
 
     /// A body from a string's UTF-8 bytes.
     public static func string(_ text: String) -> HTTPClientRequestBody { .bytes(ByteBuffer(string: text)) }
