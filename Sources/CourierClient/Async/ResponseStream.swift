@@ -24,12 +24,11 @@ final class ResponseStream: HTTPClientResponseDelegate, Sendable {
 
     private let client: HTTPClient
     private let request: HTTPClientRequest
-    private let locked: Mutex<Locked>
+    private let locked = Mutex(Locked(machine: Machine()))
 
     init(client: HTTPClient, request: HTTPClientRequest) {
         self.client = client
         self.request = request
-        self.locked = Mutex(Locked(machine: Machine()))
     }
 
     // MARK: Events from the caller

@@ -1,3 +1,4 @@
+import CourierCore
 import Synchronization
 
 /// Counts the requests of one client that have not yet made their final delegate call, so
