@@ -18,7 +18,7 @@ extension SessionManager {
         with request: Request, serializer: Serializer, uploadProgress: ProgressHandler? = nil,
         downloadProgress: ProgressHandler? = nil, completionHandler: @escaping @Sendable (DataResponse<Serializer.Output>) -> Void
     ) -> DataTask {
-        let task = DataTask(manager: self, kind: .data, request: request, finisher: Self.finisher(serializer, completionHandler))
+        let task = DataTask(manager: self, kind: .data, request: request, finisher: Self.finisher(serializer, validation: request.validation, completionHandler))
         attachReporters(task, upload: uploadProgress, download: downloadProgress)
         register(task)
         return task
@@ -81,7 +81,7 @@ extension SessionManager {
         _ request: Request, serializer: Serializer, progress: ProgressHandler?,
         completionHandler: (@Sendable (DataResponse<Serializer.Output>) -> Void)?
     ) -> UploadTask {
-        let task = UploadTask(manager: self, kind: .upload, request: request, finisher: Self.finisher(serializer, completionHandler))
+        let task = UploadTask(manager: self, kind: .upload, request: request, finisher: Self.finisher(serializer, validation: request.validation, completionHandler))
         attachReporters(task, upload: progress, download: nil)
         register(task)
         return task
@@ -188,15 +188,24 @@ extension SessionManager {
         }
     }
 
+    /// `validation`: the task's request's own (``Request/validation``), in place of the
+    /// serializer's.
     static func finisher<Serializer: ResponseSerializer>(
-        _ serializer: Serializer, _ completionHandler: (@Sendable (DataResponse<Serializer.Output>) -> Void)?
+        _ serializer: Serializer, validation: ResponseValidator?, _ completionHandler: (@Sendable (DataResponse<Serializer.Output>) -> Void)?
     ) -> TaskFinisher {
         { raw in
             let result: Result<Serializer.Output, CourierError>
             if let error = raw.error {
                 result = .failure(error)
             } else if let response = raw.response {
-                do throws(CourierError) { result = .success(try serializer.serialize(response: response, data: raw.data)) } catch {
+                do throws(CourierError) {
+                    let value = if let validation {
+                        try serializer.serialize(response: response, data: raw.data, validator: validation)
+                    } else {
+                        try serializer.serialize(response: response, data: raw.data)
+                    }
+                    result = .success(value)
+                } catch {
                     result = .failure(error.with(response: response, body: raw.data, failingURL: raw.request.url))
                 }
             } else {
