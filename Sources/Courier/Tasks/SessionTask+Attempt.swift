@@ -183,7 +183,7 @@ extension SessionTask {
     /// not one, or the redirect error (too many, loop, refused downgrade).
     private func redirectTarget(for response: Response, request: Request) -> Result<(request: Request, visit: RedirectVisit)?, CourierError> {
         guard [301, 302, 303, 307, 308].contains(response.statusCode) else { return .success(nil) }
-        let configuration = manager.configuration.client.redirects
+        let configuration = manager.redirectConfiguration(for: originalRequest)
         guard let url = try? HTTPURL(request.url.absoluteString) else { return .success(nil) }
         let history = core.withLock { $0.history }
         do {
