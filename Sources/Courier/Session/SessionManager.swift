@@ -14,9 +14,11 @@ import Synchronization
 /// when one is set.
 ///
 /// Lifetime: running tasks keep their manager alive. ``invalidate(cancelingTasks:)`` ends it:
-/// new tasks fail, existing ones finish (or are cancelled), then the connections are closed and
-/// ``SessionHooks/sessionDidBecomeInvalid`` and ``SessionEvent/sessionInvalidated(_:)`` are
-/// delivered. A manager that is released without being invalidated closes its connections then.
+/// new tasks fail, existing ones finish (or are cancelled), then the connections of a client
+/// the manager created are closed and ``SessionHooks/sessionDidBecomeInvalid`` and
+/// ``SessionEvent/sessionInvalidated(_:)`` are delivered. A manager that is released without
+/// being invalidated closes its own client's connections then. A client the manager was given
+/// (``HTTPClient/shared``, say) is never shut down by it.
 public final class SessionManager: Sendable {
     public let configuration: SessionConfiguration
     /// Where hooks, progress and completions run.
@@ -61,15 +63,17 @@ public final class SessionManager: Sendable {
         configuration: SessionConfiguration = .default, securityPolicy: SecurityPolicy = .default,
         completionQueue: DispatchQueue? = nil, completionGroup: DispatchGroup? = nil
     ) throws(CourierError) {
+        let policies = SecurityPolicyTable(default: securityPolicy)
         var clientConfiguration = configuration.client
-        // The session's policies travel with each request (``convert(_:sameOriginAs:deadline:phase:)``).
-        clientConfiguration.serverTrustEvaluator = nil
+        // The session's policies travel with each request (``convert(_:sameOriginAs:deadline:phase:)``);
+        // as the client's default too, they also judge requests made on ``client`` directly.
+        clientConfiguration.serverTrustEvaluator = policies.evaluator
         let client: HTTPClient
         do { client = try HTTPClient(configuration: clientConfiguration) } catch {
             throw CourierError(.transport, phase: .connect, underlying: error, detail: "could not start the event loops: \(error)")
         }
         self.init(
-            client: client, ownsClient: true, configuration: configuration, securityPolicy: securityPolicy,
+            client: client, ownsClient: true, configuration: configuration, securityPolicies: policies,
             completionQueue: completionQueue, completionGroup: completionGroup)
     }
 
@@ -90,18 +94,18 @@ public final class SessionManager: Sendable {
         var configuration = configuration
         configuration.client = client.configuration
         self.init(
-            client: client, ownsClient: false, configuration: configuration, securityPolicy: securityPolicy,
+            client: client, ownsClient: false, configuration: configuration,
+            securityPolicies: SecurityPolicyTable(default: securityPolicy),
             completionQueue: completionQueue, completionGroup: completionGroup)
     }
 
     private init(
-        client: HTTPClient, ownsClient: Bool, configuration: SessionConfiguration, securityPolicy: SecurityPolicy,
+        client: HTTPClient, ownsClient: Bool, configuration: SessionConfiguration, securityPolicies policies: SecurityPolicyTable,
         completionQueue: DispatchQueue?, completionGroup: DispatchGroup?
     ) {
         self.configuration = configuration
         self.completionQueue = completionQueue ?? DispatchQueue(label: "courier.session.completion")
         self.completionGroup = completionGroup
-        let policies = SecurityPolicyTable(default: securityPolicy)
         self.securityPolicies = policies
         self.trustEvaluator = SharedServerTrustEvaluator(policies.evaluator)
         self.client = client

@@ -159,17 +159,17 @@ import Testing
         }
     }
 
-    @Test func theAsyncCallsTakeAModifierToo() async throws {
-        let server = try ScriptedServer()
-        defer { server.shutdown() }
-        Self.serveJSON(server)
-        let client = try HTTPClient(configuration: HTTPSessionFixtures.configuration(tls: false) { $0.client.eventLoopThreads = 1 }.client)
-        defer { client.shutdown() }
-        let manager = try HTTPSessionManager(baseURL: URL(string: server.baseURL), client: client)
-        defer { manager.invalidate(cancelingTasks: true) }
-        let reply = try await manager.GET("missing") { $0.validation = ResponseValidator(acceptableStatusCodes: [404]) }
-        #expect(reply.value as? JSONValue == ["error": "gone"])
-        #expect(reply.response.statusCode == 404)
-        await #expect(throws: CourierError.self) { try await manager.GET("missing") }
+    @Test func theAsyncCallsTakeAModifierToo() throws {
+        try withHTTPSession { manager, server in
+            Self.serveJSON(server)
+            let accepted = try runAsync { () async throws(CourierError) in
+                try await manager.GET("missing") { $0.validation = ResponseValidator(acceptableStatusCodes: [404]) }
+            }
+            let (value, response) = try accepted.get()
+            #expect(value as? JSONValue == ["error": "gone"])
+            #expect(response.statusCode == 404)
+            let refused = try runAsync { () async throws(CourierError) in try await manager.GET("missing") }
+            #expect(throws: CourierError.self) { try refused.get() }
+        }
     }
 }
