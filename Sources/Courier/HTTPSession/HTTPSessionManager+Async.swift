@@ -12,7 +12,7 @@ extension HTTPSessionManager {
         serializer: Serializer
     ) async throws(CourierError) -> Reply<Serializer.Output> {
         let request = try self.request(method: method, path: path, parameters: parameters, headers: headers, requestModifier: requestModifier)
-        return try await run { handler in session.dataTask(with: request, serializer: serializer, completionHandler: handler) }
+        return try await run(RequestValidatedSerializer(serializer, for: request)) { completion in session.makeDataTask(request, completion: completion) }
     }
 
     /// ``send(_:_:parameters:headers:serializer:)`` with the manager's ``responseSerializer``.
@@ -67,26 +67,38 @@ extension HTTPSessionManager {
         constructingBodyWith constructingBody: (MultipartFormData) throws -> Void, progress: ProgressHandler? = nil
     ) async throws(CourierError) -> Reply<any Sendable> {
         let request = try multipartRequest(path: path, parameters: parameters, headers: headers, requestModifier: requestModifier, constructingBody: constructingBody)
-        let serializer = responseSerializer
-        return try await run { handler in
-            session.uploadTask(withStreamedRequest: request, serializer: serializer, progress: progress, completionHandler: handler)
+        return try await run(RequestValidatedSerializer(responseSerializer, for: request)) { completion in
+            session.makeUploadTask(request, completion: completion, progress: progress)
         }
     }
 
     /// Creates a task with `make`, resumes it, and waits for its completion; cancelling the
     /// Swift task cancels it.
-    func run<Value: Sendable, Task: SessionTask>(
-        _ make: (@escaping @Sendable (DataResponse<Value>) -> Void) -> Task
-    ) async throws(CourierError) -> Reply<Value> {
+    /// Runs a task for an `async` caller: the task's outcome is handed to this Swift task when
+    /// nothing needs the completion queue (one thread hop from the event loop), and serialized
+    /// here; otherwise it comes through the queues already serialized, after the hooks ran.
+    /// Cancelling the Swift task cancels the task.
+    func run<Serializer: ResponseSerializer, Task: SessionTask>(
+        _ serializer: Serializer, _ make: (CompletionRoute) -> Task
+    ) async throws(CourierError) -> Reply<Serializer.Output> {
         let box = CancellationBox()
-        let response: DataResponse<Value> = await withTaskCancellationHandler {
+        let arrival: AsyncArrival<Serializer.Output> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let task = make { continuation.resume(returning: $0) }
+                // A task's completion takes exactly one of the two routes.
+                let completion = CompletionRoute.serializing(
+                    with: serializer, handler: { continuation.resume(returning: .serialized($0)) },
+                    handOff: { continuation.resume(returning: .raw($0)) })
+                let task = make(completion)
                 box.set(task)
                 task.resume()
             }
         } onCancel: {
             box.cancel()
+        }
+        let response: DataResponse<Serializer.Output>
+        switch arrival {
+        case .raw(let raw): response = raw.dataResponse(serializedBy: serializer)
+        case .serialized(let serialized): response = serialized
         }
         switch response.result {
         case .success(let value):
@@ -98,8 +110,13 @@ extension HTTPSessionManager {
     }
 }
 
-/// The task an `async` call waits for, so that cancelling the Swift task (possibly before the
-/// session task exists) cancels it.
+/// How a task's outcome reaches an `async` caller: raw (to serialize in the caller's Swift task)
+/// or already serialized (it went through the completion queue).
+enum AsyncArrival<Value: Sendable>: Sendable {
+    case raw(RawOutcome)
+    case serialized(DataResponse<Value>)
+}
+
 final class CancellationBox: Sendable {
     private struct State {
         var task: SessionTask?

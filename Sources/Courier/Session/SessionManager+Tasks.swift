@@ -18,7 +18,14 @@ extension SessionManager {
         with request: Request, serializer: Serializer, uploadProgress: ProgressHandler? = nil,
         downloadProgress: ProgressHandler? = nil, completionHandler: @escaping @Sendable (DataResponse<Serializer.Output>) -> Void
     ) -> DataTask {
-        let task = DataTask(manager: self, kind: .data, request: request, finisher: Self.finisher(serializer, validation: request.validation, completionHandler))
+        makeDataTask(request, completion: .serializing(with: RequestValidatedSerializer(serializer, for: request), handler: completionHandler),
+                     uploadProgress: uploadProgress, downloadProgress: downloadProgress)
+    }
+
+    func makeDataTask(
+        _ request: Request, completion: CompletionRoute, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+    ) -> DataTask {
+        let task = DataTask(manager: self, kind: .data, request: request, completion: completion)
         attachReporters(task, upload: uploadProgress, download: downloadProgress)
         register(task)
         return task
@@ -81,7 +88,13 @@ extension SessionManager {
         _ request: Request, serializer: Serializer, progress: ProgressHandler?,
         completionHandler: (@Sendable (DataResponse<Serializer.Output>) -> Void)?
     ) -> UploadTask {
-        let task = UploadTask(manager: self, kind: .upload, request: request, finisher: Self.finisher(serializer, validation: request.validation, completionHandler))
+        makeUploadTask(
+            request, completion: .serializing(with: RequestValidatedSerializer(serializer, for: request), handler: completionHandler),
+            progress: progress)
+    }
+
+    func makeUploadTask(_ request: Request, completion: CompletionRoute, progress: ProgressHandler?) -> UploadTask {
+        let task = UploadTask(manager: self, kind: .upload, request: request, completion: completion)
         attachReporters(task, upload: progress, download: nil)
         register(task)
         return task
@@ -104,7 +117,7 @@ extension SessionManager {
         completionHandler: @escaping @Sendable (DownloadResponse) -> Void
     ) -> DownloadTask {
         makeDownloadTask(request, temporaryPath: nil, options: options, progress: progress, destination: destination,
-                         completionHandler: completionHandler) { _ in }
+                         completionHandler: completionHandler)
     }
 
     /// Continues a download from resume data (`downloadTaskWithResumeData:`): asks for the
@@ -135,26 +148,23 @@ extension SessionManager {
             // The offset counts bytes of the identity representation: ask for no content coding.
             request.headers.append(try! HTTPField(name: "Accept-Encoding", value: "identity"))
         }
+        let preflight = valid ? nil : CourierError(.invalidResumeData, detail: "the resume data is unreadable or its partial file is gone")
         return makeDownloadTask(request, temporaryPath: resume?.temporaryFilePath, options: options, progress: progress,
-                                destination: destination, completionHandler: completionHandler) { core in
-            if valid, let resume {
-                core.resumeOffset = resume.bytesReceived
-            } else {
-                core.preflightError = CourierError(.invalidResumeData, detail: "the resume data is unreadable or its partial file is gone")
-            }
-        }
+                                destination: destination, completionHandler: completionHandler,
+                                resumeOffset: valid ? resume?.bytesReceived ?? 0 : 0, preflightError: preflight)
     }
 
     private func makeDownloadTask(
         _ request: Request, temporaryPath: String?, options: DownloadOptions, progress: ProgressHandler?,
         destination: (@Sendable (URL, Response) -> URL)?, completionHandler: @escaping @Sendable (DownloadResponse) -> Void,
-        prepare: (inout TaskCore) -> Void
+        resumeOffset: Int64 = 0, preflightError: CourierError? = nil
     ) -> DownloadTask {
         let path = temporaryPath
             ?? configuration.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString).tmp").path
         let plan = DownloadPlan(destination: destination, options: options, temporaryPath: path)
-        let task = DownloadTask(manager: self, kind: .download, request: request, finisher: Self.downloadFinisher(completionHandler), download: plan)
-        task.core.withLock { prepare(&$0) }
+        let task = DownloadTask(
+            manager: self, kind: .download, request: request, completion: .download(handler: completionHandler), download: plan,
+            resumeOffset: resumeOffset, preflightError: preflightError)
         attachReporters(task, upload: nil, download: progress)
         register(task)
         return task
@@ -185,51 +195,6 @@ extension SessionManager {
             download?(snapshot)
             guard isDownload, let self, let task, delta > 0, let hook = self.hook(\.downloadTaskDidWriteData) else { return }
             hook(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
-        }
-    }
-
-    /// `validation`: the task's request's own (``Request/validation``), in place of the
-    /// serializer's.
-    static func finisher<Serializer: ResponseSerializer>(
-        _ serializer: Serializer, validation: ResponseValidator?, _ completionHandler: (@Sendable (DataResponse<Serializer.Output>) -> Void)?
-    ) -> TaskFinisher {
-        { raw in
-            let result: Result<Serializer.Output, CourierError>
-            if let error = raw.error {
-                result = .failure(error)
-            } else if let response = raw.response {
-                do throws(CourierError) {
-                    let value = if let validation {
-                        try serializer.serialize(response: response, data: raw.data, validator: validation)
-                    } else {
-                        try serializer.serialize(response: response, data: raw.data)
-                    }
-                    result = .success(value)
-                } catch {
-                    result = .failure(error.with(response: response, body: raw.data, failingURL: raw.request.url))
-                }
-            } else {
-                result = .failure(CourierError(.noResponse, failingURL: raw.request.url, detail: "the task ended without a response"))
-            }
-            let response = DataResponse(request: raw.request, response: raw.response, data: raw.data, metrics: raw.metrics, result: result)
-            let value: (any Sendable)? = try? result.get()
-            return FinishedTask(serializedObject: value, error: response.error) { completionHandler?(response) }
-        }
-    }
-
-    static func downloadFinisher(_ completionHandler: (@Sendable (DownloadResponse) -> Void)?) -> TaskFinisher {
-        { raw in
-            let result: Result<URL, CourierError>
-            if let error = raw.error {
-                result = .failure(error)
-            } else if let url = raw.fileURL {
-                result = .success(url)
-            } else {
-                result = .failure(CourierError(.noResponse, failingURL: raw.request.url, detail: "the download produced no file"))
-            }
-            let response = DownloadResponse(
-                request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: raw.resumeData, metrics: raw.metrics, result: result)
-            return FinishedTask(serializedObject: raw.fileURL, error: response.error) { completionHandler?(response) }
         }
     }
 }

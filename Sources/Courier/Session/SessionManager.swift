@@ -238,9 +238,28 @@ public final class SessionManager: Sendable {
         return cached
     }
 
-    /// Runs a task's hooks, completion and event on the completion queue.
-    func deliverCompletion(of task: SessionTask, raw: RawOutcome, finished: FinishedTask) {
+    /// Whether a task's completion must go through the completion queue: a hook or an
+    /// observer wants it, a completion group counts it, or the response cache may store it.
+    /// Otherwise an awaiting Swift task takes the outcome directly (``CompletionRoute``).
+    func completionQueueIsNeeded(for task: SessionTask) -> Bool {
+        if completionGroup != nil || eventHub.hasSubscribers { return true }
+        if task.kind == .data, configuration.responseCache != nil { return true }
+        return state.withLock { state in
+            state.hooks.taskDidComplete != nil || state.hooks.taskDidFinishCollectingMetrics != nil
+        }
+    }
+
+    /// A completion was handed to an awaiting Swift task.
+    func completionHandedOff() {
+        state.withLock { $0.pendingCompletions -= 1 }
+        finishInvalidationIfDone()
+    }
+
+    /// Runs a task's serialization (`finish`, when it was not done on the processing queue),
+    /// hooks, completion and event on the completion queue.
+    func deliverCompletion(of task: SessionTask, raw: RawOutcome, finish: @escaping @Sendable () -> FinishedTask) {
         completionQueue.async(group: completionGroup) { [self] in
+            let finished = finish()
             let hooks = self.hooks
             if raw.error == nil, task.kind == .data, let cache = configuration.responseCache, let response = raw.response,
                let data = raw.data, raw.metrics.transactionMetrics.isEmpty == false,
@@ -282,7 +301,7 @@ public final class SessionManager: Sendable {
             return state.tasks.values.compactMap(\.task)
         }
         guard let tasks else { return }
-        for task in tasks where cancelingTasks || task.state == .suspended && !task.core.withLock({ $0.started }) {
+        for task in tasks where cancelingTasks || !task.core.withLock({ $0.machine.hasStarted }) {
             task.cancel()
         }
         finishInvalidationIfDone()

@@ -19,20 +19,18 @@ final class AttemptDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveHead(_ client: HTTPClientTask, _ head: HTTPClientResponseHead) {
-        task.adopt(client, attempt: attempt)
-        task.receivedHead(head, attempt: attempt)
+        task.receivedHead(head, attempt: attempt, transport: client)
     }
 
     func didReceiveBodyPart(_ client: HTTPClientTask, _ part: ByteBuffer) -> HTTPClientBodyDemand {
-        task.adopt(client, attempt: attempt)
-        return task.receivedBody(part, attempt: attempt)
+        task.receivedBody(part, attempt: attempt, transport: client)
     }
 
     func didFinish(_ client: HTTPClientTask, trailers: HTTPFields, metrics: HTTPClientMetrics) {
-        task.attemptFinished(metrics: metrics, attempt: attempt)
+        task.transportFinished(metrics: metrics, attempt: attempt)
     }
 
     func didFail(_ client: HTTPClientTask, error: ClientError, metrics: HTTPClientMetrics) {
-        task.attemptFailed(error, metrics: metrics, attempt: attempt)
+        task.transportFailed(error, metrics: metrics, attempt: attempt)
     }
 }

@@ -39,4 +39,5 @@ public typealias ProgressHandler = @Sendable (TaskProgress.Snapshot) -> Void
 /// The body as it is, without validation (the plain `dataTask` of NSURLSession).
 struct RawDataSerializer: ResponseSerializer {
     func serialize(response: Response, data: Data?) throws(CourierError) -> Data { data ?? Data() }
+    var isInexpensive: Bool { true }
 }

@@ -76,6 +76,10 @@ final class DownloadSink: Sendable {
         return pause
     }
 
+    /// Whether a ``write(_:)`` asked to pause and `onDrain` has not been called yet (a caller that
+    /// records the pause after `write` returned checks this, in case the drain came first).
+    var isWaitingForDrain: Bool { state.withLock { $0.waitingForDrain } }
+
     /// Calls `done` once every queued byte is written (or failed) and the file is closed.
     func finish(_ done: @escaping @Sendable (CourierError?) -> Void) {
         queue.async { [self] in

@@ -37,28 +37,36 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     /// Taken (and so released) when the task ends: a completion closure that captures its own
     /// task would otherwise keep the task, its session and the session's event loops alive for
     /// ever (AFNetworking drops its task delegate, and the blocks, the same way).
-    private let finisherSlot: Mutex<TaskFinisher?>
+    private let completionSlot: Mutex<CompletionRoute?>
     /// Set for download tasks.
     let download: DownloadPlan?
+    /// A problem found when the task was created, reported when it is resumed.
+    let preflightError: CourierError?
     var uploadReporter: ProgressReporter?
     var downloadReporter: ProgressReporter?
 
-    init(manager: SessionManager, kind: Kind, request: Request, finisher: @escaping TaskFinisher, download: DownloadPlan? = nil) {
+    init(
+        manager: SessionManager, kind: Kind, request: Request, completion: CompletionRoute, download: DownloadPlan? = nil,
+        resumeOffset: Int64 = 0, preflightError: CourierError? = nil
+    ) {
         self.taskIdentifier = Self.identifiers.add(1, ordering: .relaxed).newValue
         self.kind = kind
         self.originalRequest = request
         self.manager = manager
-        self.finisherSlot = Mutex(finisher)
+        self.completionSlot = Mutex(completion)
         self.download = download
-        self.core = Mutex(TaskCore(currentRequest: request))
+        self.preflightError = preflightError
+        self.core = Mutex(TaskCore(machine: TaskStateMachine(
+            request: request, kind: kind, bodyLimit: manager.configuration.maximumInMemoryBodySize,
+            downloadPath: download?.temporaryPath, resumeOffset: resumeOffset)))
         self.uploadProgress = TaskProgress(task: self)
         self.downloadProgress = TaskProgress(task: self)
         _ = uploadProgress.update { $0.totalUnitCount = request.body?.length ?? (request.body == nil ? 0 : -1) }
     }
 
-    /// The finisher, once: later calls return nil.
-    func takeFinisher() -> TaskFinisher? {
-        finisherSlot.withLock { slot in
+    /// The completion, once: later calls return nil.
+    func takeCompletion() -> CompletionRoute? {
+        completionSlot.withLock { slot in
             defer { slot = nil }
             return slot
         }
@@ -66,15 +74,15 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
 
     // MARK: Observation
 
-    public var state: State { core.withLock { $0.state } }
+    public var state: State { core.withLock { $0.machine.state } }
     /// The request being made now (after redirects and authentication retries).
-    public var currentRequest: Request { core.withLock { $0.currentRequest } }
+    public var currentRequest: Request { core.withLock { $0.machine.currentRequest } }
     /// The final response head, once it arrived.
-    public var response: Response? { core.withLock { $0.response } }
+    public var response: Response? { core.withLock { $0.machine.response } }
     /// Why the task failed, once it completed.
-    public var error: CourierError? { core.withLock { $0.error } }
+    public var error: CourierError? { core.withLock { $0.error ?? $0.machine.error } }
     /// The metrics, once the task completed.
-    public var metrics: TaskMetrics? { core.withLock { $0.metrics } }
+    public var metrics: TaskMetrics? { core.withLock { $0.machine.metrics } }
     public var countOfBytesReceived: Int64 { downloadProgress.completedUnitCount }
     public var countOfBytesSent: Int64 { uploadProgress.completedUnitCount }
     /// A description the caller may set.
@@ -94,132 +102,33 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
 
     /// Starts the task, or continues reading after ``suspend()``.
     public func resume() {
-        enum Action { case none, start, resumed(HTTPClientTask?) }
-        let action = core.withLock { core -> Action in
-            guard core.state == .suspended else { return .none }
-            core.state = .running
-            guard core.started else {
-                core.started = true
-                core.startDate = Date()
-                core.deadline = manager.deadline(for: originalRequest, startingAt: .now())
-                return .start
-            }
-            if core.readingPaused, !core.awaitingDecision, !core.sinkBusy, !core.replaying, let client = core.clientTask {
-                core.readingPaused = false
-                return .resumed(client)
-            }
-            return .resumed(nil)
-        }
-        switch action {
-        case .none:
-            return
-        case .start:
-            manager.publishLater(.taskResumed(self))
-            start()
-        case .resumed(let client):
-            manager.publishLater(.taskResumed(self))
-            client?.resumeReading()
-        }
+        run(core.withLock { $0.machine.resume(deadline: manager.deadline(for: originalRequest, startingAt: .now())) })
     }
 
     /// Stops reading the response: the socket is no longer read, so the server is slowed down by
     /// TCP flow control and nothing accumulates here. A task that has not started stays unstarted.
     public func suspend() {
-        let changed = core.withLock { core -> Bool in
-            guard core.state == .running else { return false }
-            core.state = .suspended
-            return true
-        }
-        if changed { manager.publishLater(.taskSuspended(self)) }
+        run(core.withLock { $0.machine.suspend() })
     }
 
     /// Cancels the task in whatever phase it is; it completes with ``CourierError/Code/cancelled``.
     public func cancel() {
-        cancel(with: CourierError(.cancelled, failingURL: originalRequest.url))
+        run(core.withLock { $0.machine.cancel() })
     }
 
+    /// Ends the task with `error` as a cancellation does (the download file failed).
     func cancel(with error: CourierError) {
-        enum Action { case none, cancelClient(HTTPClientTask), complete }
-        let action = core.withLock { core -> Action in
-            guard !core.completed, core.state != .canceling, !core.finishing else { return .none }
-            core.state = .canceling
-            core.cancellation = error
-            if let client = core.clientTask { return .cancelClient(client) }
-            // Launching: the launcher sees `.canceling` and cancels what it launched.
-            return core.launching ? .none : .complete
-        }
-        switch action {
-        case .none: return
-        case .cancelClient(let client): client.cancel()
-        case .complete: complete(.failure(error))
-        }
+        run(core.withLock { $0.machine.cancel(error) })
     }
 }
 
-/// A task's mutable state, guarded by ``SessionTask/core``.
+/// A task's mutable state, guarded by ``SessionTask/core``: its state machine, and what the
+/// handle keeps beside it.
 struct TaskCore {
-    var state: SessionTask.State = .suspended
-    var started = false
-    var completed = false
-    /// When the task started, for its metrics (wall clock, as NSURLSessionTaskMetrics).
-    var startDate: Date?
-    /// When the task must have ended (monotonic): the sooner of the request's
-    /// `totalTimeoutInterval` and the session's `timeoutIntervalForResource`, from `resume()`.
-    var deadline: Deadline?
+    var machine: TaskStateMachine<HTTPClientTask, DownloadSink>
     var taskDescription: String?
-    var currentRequest: Request
-    var response: Response?
+    /// A serializer's error, once the completion ran (it replaces the transport's nil).
     var error: CourierError?
-    var metrics: TaskMetrics?
-    var cancellation: CourierError?
-
-    // The running attempt (one HTTP request of the task).
-    var clientTask: HTTPClientTask?
-    var launching = false
-    var attempt = 0
-    var mode: AttemptMode = .awaitingHead
-    /// A body part held while a hook decides what to do with the response (at most one: reading
-    /// pauses as soon as it arrives).
-    var heldPart: ByteBuffer?
-    /// The attempt ended while a hook was deciding.
-    var heldFinish = false
-    /// We returned `.pause` to the transport and owe it a `resumeReading()`.
-    var readingPaused = false
-    /// The download sink asked to stop reading until it drains.
-    var sinkBusy = false
-    /// A held body part is being consumed after a hook's decision: nobody else resumes reading.
-    var replaying = false
-    /// The download's body is complete and its file is being finished: too late to cancel.
-    var finishing = false
-
-    // Across attempts.
-    var transactions: [HTTPClientMetrics] = []
-    var history: [RedirectVisit] = []
-    var redirectCount = 0
-    var authenticationFailures = 0
-    var body = Data()
-    var bodyBytes: Int64 = 0
-    var sink: DownloadSink?
-    /// Bytes already in the download file before this attempt (a resumed download).
-    var resumeOffset: Int64 = 0
-    var validator: String?
-    var resumeData: Data?
-    /// A problem found when the task was created, reported when it is resumed.
-    var preflightError: CourierError?
     var resumeDataHandlers: [@Sendable (Data?) -> Void] = []
     var completionDelivered = false
-
-    var awaitingDecision: Bool { if case .deciding = mode { true } else { false } }
-}
-
-/// What the current attempt does with its response.
-enum AttemptMode {
-    /// No head yet.
-    case awaitingHead
-    /// A hook is deciding (redirect, challenge, disposition): hold the body.
-    case deciding
-    /// Read and drop the body, then make `next`.
-    case discard(then: Request)
-    /// The response is the task's: deliver the body.
-    case deliver
 }

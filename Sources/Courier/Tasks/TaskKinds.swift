@@ -14,7 +14,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     /// Resume data, once the task failed or was cancelled after receiving part of a body that
     /// has a validator (a strong ETag or Last-Modified). Pass it to
     /// ``SessionManager/downloadTask(withResumeData:progress:destination:completionHandler:)``.
-    public var resumeData: Data? { core.withLock { $0.resumeData } }
+    public var resumeData: Data? { core.withLock { $0.machine.resumeData } }
 
     /// Cancels the task and hands over resume data when the task has ended (nil when the
     /// download cannot be resumed), on the completion queue.
@@ -26,7 +26,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             guard core.completionDelivered else { return nil }
             let handlers = core.resumeDataHandlers
             core.resumeDataHandlers = []
-            return (core.resumeData, handlers)
+            return (core.machine.resumeData, handlers)
         }
         if let (data, handlers) = late {
             manager.completionQueue.async { for handler in handlers { handler(data) } }

@@ -15,6 +15,9 @@ public struct HTTPClientConfiguration: Sendable {
     /// Requests per connection before it is closed (nil: no limit).
     public var maximumUsesPerConnection: Int? = nil
     public var redirects: RedirectConfiguration = .default
+    /// Asked about each redirect ``redirects`` would follow: follow, follow a modified request,
+    /// or stop (RFC 9110 §15.4). nil: follow. A request's own handler replaces it.
+    public var redirectHandler: HTTPClientRedirectHandler? = nil
     /// Undo gzip/deflate and send `Accept-Encoding: gzip, deflate` when the request has none
     /// (never a coding the client cannot undo). A body with any other coding is delivered as
     /// received and the coding named in ``HTTPClientResponseHead/undecodedContentCodings``;

@@ -136,6 +136,14 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         process(machine.cancel())
     }
 
+    /// Fails `task`'s response for a reason of the task's own (a redirect answer that cannot be
+    /// followed); the connection is not reused.
+    func fail(_ task: HTTPClientTask, _ error: ClientError) {
+        loop.assertInEventLoop()
+        guard self.task === task else { return }
+        process(machine.errorCaught(error))
+    }
+
     /// The task's delegate wants body bytes again.
     func resumeReading(_ task: HTTPClientTask) {
         loop.assertInEventLoop()

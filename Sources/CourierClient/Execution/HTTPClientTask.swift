@@ -9,13 +9,17 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: `shared` is a `Mutex`. Every other mutable member is touched by one
 /// thread at a time: the caller's thread in `start`, then the loop of the connection running
-/// the request (or the task's home loop between connections). Each hand-over goes through
-/// `EventLoop.execute` or the pool's lock, which orders the accesses.
+/// the request (or the task's home loop between connections, or the last connection's loop while
+/// a redirect handler's answer is awaited). Each hand-over goes through `EventLoop.execute` or
+/// the pool's lock, which orders the accesses.
 public final class HTTPClientTask: @unchecked Sendable {
     enum Location {
         case starting
         case waiting(PoolKey)
         case running(HTTP1Connection)
+        /// The response of a redirect has ended and its handler has not answered yet; the task
+        /// waits on this loop.
+        case deciding(EventLoop)
         case finished
     }
 
@@ -44,20 +48,33 @@ public final class HTTPClientTask: @unchecked Sendable {
     let id: Int
     /// Strong: a request in flight keeps its client (and pool) alive until it ends.
     private let client: HTTPClient
-    private let shared = Mutex(Shared())
+    let shared = Mutex(Shared())
     private let homeLoop: EventLoop
 
-    // One thread at a time (see the type's comment).
-    private var request: HTTPClientRequest
-    private let delegate: any HTTPClientResponseDelegate
-    private let deadline: Deadline?
+    // One thread at a time (see the type's comment). Internal rather than private only where
+    // the redirect extension (`HTTPClientTask+Redirects.swift`) needs them.
+    var request: HTTPClientRequest
+    let delegate: any HTTPClientResponseDelegate
+    let deadline: Deadline?
     private let timeouts: HTTPClientTimeouts
-    private let redirects: RedirectConfiguration
-    private var history: [RedirectVisit] = []
-    private var pendingRedirect: RedirectedRequest?
+    let redirects: RedirectConfiguration
+    let redirectHandler: HTTPClientRedirectHandler?
+    var history: [RedirectVisit] = []
+    /// What becomes of the current response's body while a redirect is decided or followed.
+    var hold = RedirectHold<HTTPClientRequest>()
+    /// The redirect response being decided or followed, and the request ``RedirectConfiguration``
+    /// proposed for it.
+    var redirectHead: HTTPClientResponseHead?
+    var proposedRedirect: RedirectedRequest?
+    /// The handler's reply while its answer is pending.
+    var reply: HTTPClientRedirectReply?
+    /// The loop of the connection running the current attempt (where answers arrive).
+    var attemptLoop: EventLoop?
+    /// The total deadline while the task waits for an answer without a connection.
+    var decisionTimer: TimerID?
     private var decoder: ContentDecoder?
     private var decoded = ByteBuffer()
-    private var metrics: HTTPClientMetrics
+    var metrics: HTTPClientMetrics
     private var retried = false
     private var headSent = false
     /// The head of the current attempt, as handed to the encoder (what `didSendRequestHead`
@@ -77,6 +94,7 @@ public final class HTTPClientTask: @unchecked Sendable {
         let timeouts = request.timeouts ?? client.configuration.timeouts
         self.timeouts = timeouts
         self.redirects = request.redirects ?? client.configuration.redirects
+        self.redirectHandler = request.redirectHandler ?? client.configuration.redirectHandler
         let now = Deadline.now()
         self.deadline = timeouts.total.map { now + $0 }
         self.metrics = HTTPClientMetrics(fetchStart: now)
@@ -100,6 +118,8 @@ public final class HTTPClientTask: @unchecked Sendable {
             client.pool.removeWaiter(self, key: key, timedOut: false)
         case .running(let connection):
             connection.loop.execute { connection.cancel(self) }
+        case .deciding(let loop):
+            loop.execute { self.cancelWhileDeciding() }
         case .starting, .finished:
             break
         }
@@ -132,7 +152,7 @@ public final class HTTPClientTask: @unchecked Sendable {
         end(failure: error)
     }
 
-    private static func validate(_ request: HTTPClientRequest) -> ClientError? {
+    static func validate(_ request: HTTPClientRequest) -> ClientError? {
         for name in ["Content-Length", "Transfer-Encoding"] where request.headers.contains(name) {
             return ClientError(.invalidRequest, detail: "\(name) is derived from the body; do not set it (RFC 9112 §6)")
         }
@@ -142,7 +162,7 @@ public final class HTTPClientTask: @unchecked Sendable {
         return nil
     }
 
-    private func acquire() {
+    func acquire() {
         if isCancelled { end(failure: ClientError(.cancelled)); return }
         if let deadline, deadline.hasPassed {
             end(failure: ClientError(.totalTimeout, phase: history.isEmpty ? .pool : .redirect, detail: "before the request was made"))
@@ -252,7 +272,8 @@ public final class HTTPClientTask: @unchecked Sendable {
         metrics.responseStart = nil
         headSent = false
         decoder = nil
-        pendingRedirect = nil
+        hold.reset()
+        attemptLoop = connection.loop
         let head = makeHead(proxied: connection.key.proxy != nil && request.url.scheme == .http)
         sentHead = head
         return Attempt(head: head,
@@ -309,7 +330,7 @@ public final class HTTPClientTask: @unchecked Sendable {
     }
 
     func sentBody(total: Int64) {
-        if pendingRedirect == nil { delegate.didSendRequestBody(self, total: total) }
+        if hold.isPassing { delegate.didSendRequestBody(self, total: total) }
     }
 
     func requestFlushed() {
@@ -326,21 +347,23 @@ public final class HTTPClientTask: @unchecked Sendable {
 
     /// The final head arrived. Returns an error to fail the request with, or nil.
     func receivedHead(_ head: HTTPClientResponseHead) -> ClientError? {
-        if redirects.follow, [301, 302, 303, 307, 308].contains(head.status) {
-            do {
-                let decision = try redirects.decide(
-                    method: request.method, url: request.url, headers: request.headers,
-                    body: request.body == nil ? .none : .replayable, status: head.status,
-                    location: head.headers[first: "Location"], history: history)
-                if case .follow(let next) = decision {
-                    pendingRedirect = next
-                    return nil
-                }
-            } catch {
-                let code: ClientError.Code = if case .loop = error { .redirectLoop } else if case .tooManyRedirects = error { .tooManyRedirects } else { .unexpectedResponse }
-                return ClientError(code, phase: .redirect, cause: error, detail: error.description)
+        hold.reset()
+        if redirects.follow, RedirectConfiguration.isFollowable(status: head.status) {
+            switch redirectDecision(for: head) {
+            case .failure(let error):
+                return error
+            case .success(let next?):
+                return startRedirect(head, proposed: next)
+            case .success(nil):
+                break
             }
         }
+        deliverHead(head)
+        return nil
+    }
+
+    /// Hands the final response head to the delegate, with the body's decoding set up.
+    func deliverHead(_ head: HTTPClientResponseHead) {
         var head = head
         let fields = head.headers.values(for: "Content-Encoding")
         switch ContentDecodingPlan(contentEncoding: fields, decoding: client.configuration.decompression) {
@@ -353,11 +376,18 @@ public final class HTTPClientTask: @unchecked Sendable {
             break
         }
         delegate.didReceiveHead(self, head)
-        return nil
     }
 
     func receivedBody(_ part: ByteBuffer) -> BodyDisposition {
-        if pendingRedirect != nil { return .more }
+        switch hold.bodyPart(part) {
+        case .deliver: return deliverBody(part)
+        case .drop: return .more
+        case .holdAndPause: return .pause
+        }
+    }
+
+    /// Hands a body part to the delegate, decoded.
+    func deliverBody(_ part: ByteBuffer) -> BodyDisposition {
         guard let decoder else {
             metrics.bodyBytesDelivered += Int64(part.readableBytes)
             return delegate.didReceiveBodyPart(self, part) == .pause ? .pause : .more
@@ -374,18 +404,18 @@ public final class HTTPClientTask: @unchecked Sendable {
     }
 
     func succeeded(trailers: HTTPFields) {
-        if let next = pendingRedirect {
-            pendingRedirect = nil
-            history.append(RedirectVisit(method: request.method, url: request.url))
-            request.method = next.method
-            request.url = next.url
-            request.headers = next.headers
-            if !next.keepsBody { request.body = nil }
-            metrics.redirectCount += 1
-            shared.withLock { $0.location = .starting }
-            acquire()
-            return
+        switch hold.end(trailers: trailers) {
+        case .finish:
+            finishResponse(trailers: trailers)
+        case .wait:
+            waitForAnswer()
+        case .follow(let next):
+            follow(next)
         }
+    }
+
+    /// The response delivered to the delegate is complete.
+    func finishResponse(trailers: HTTPFields) {
         if let decoder {
             do {
                 try decoder.finish()
@@ -398,7 +428,11 @@ public final class HTTPClientTask: @unchecked Sendable {
     }
 
     func failed(_ error: ClientError) {
-        if error.isSafeToRetry, !retried, !isCancelled {
+        var error = error
+        if hold.isDeciding, error.code == .totalTimeout {
+            error = ClientError(.totalTimeout, phase: .redirect, cause: error.cause, detail: "while a redirect was being decided")
+        }
+        if error.isSafeToRetry, !retried, !isCancelled, hold.isPassing {
             // RFC 9112 §9.3.1: the one automatic retry, on a fresh lease.
             retried = true
             metrics.retried = true
@@ -411,12 +445,12 @@ public final class HTTPClientTask: @unchecked Sendable {
 
     // MARK: Ending
 
-    private func end(trailers: HTTPFields) {
+    func end(trailers: HTTPFields) {
         guard markEnded() else { return }
         delegate.didFinish(self, trailers: trailers, metrics: metrics)
     }
 
-    private func end(failure error: ClientError) {
+    func end(failure error: ClientError) {
         guard markEnded() else { return }
         delegate.didFail(self, error: error, metrics: metrics)
     }
@@ -427,6 +461,7 @@ public final class HTTPClientTask: @unchecked Sendable {
         metrics.responseEnd = .now()
         shared.withLock { $0.location = .finished }
         decoder = nil
+        endDecision()
         return true
     }
 }

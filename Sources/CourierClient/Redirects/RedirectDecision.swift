@@ -98,7 +98,7 @@ extension RedirectConfiguration {
         method: HTTPMethod, url: HTTPURL, headers: HTTPFields, body: RedirectBody, status: Int, location: String?,
         history: [RedirectVisit]
     ) throws(RedirectError) -> RedirectDecision {
-        guard [301, 302, 303, 307, 308].contains(status) else { return .doNotFollow(.notARedirect) }
+        guard RedirectConfiguration.isFollowable(status: status) else { return .doNotFollow(.notARedirect) }
         guard follow else { return .doNotFollow(.disabled) }
         guard let location, let trimmed = RedirectConfiguration.trimmed(location) else {
             return .doNotFollow(.noLocation)
@@ -113,13 +113,7 @@ extension RedirectConfiguration {
         } catch {
             throw .invalidLocation(HTTPURLError(reason: error.reason, input: location))
         }
-        // A server on the network must not send the client into a local socket.
-        if target.scheme == .unix, !(url.scheme == .unix && target.origin == url.origin) {
-            throw .unsupportedScheme(HTTPURLError.loggable(location))
-        }
-        if url.scheme == .https, target.scheme == .http, !allowHTTPSToHTTP {
-            throw .httpsToHTTPDowngrade(target)
-        }
+        try checkTarget(target, from: url, location: location)
 
         let newMethod: HTTPMethod
         switch status {
@@ -130,12 +124,7 @@ extension RedirectConfiguration {
         let dropsBody = status == 303 || newMethod != method
         if !dropsBody, body == .stream { return .doNotFollow(.bodyNotReplayable) }
 
-        let visit = RedirectVisit(method: newMethod, url: target)
-        if RedirectConfiguration.sameRequest(visit, RedirectVisit(method: method, url: url))
-            || history.contains(where: { RedirectConfiguration.sameRequest($0, visit) })
-        {
-            throw .loop(target)
-        }
+        try RedirectConfiguration.checkLoop(RedirectVisit(method: newMethod, url: target), from: RedirectVisit(method: method, url: url), history: history)
 
         var newHeaders = headers
         if dropsBody {
@@ -146,18 +135,86 @@ extension RedirectConfiguration {
             // relative Location keeps it already), never carried to another one.
             if target.rawUserInfo == nil, let userInfo = url.rawUserInfo { target = target.replacingUserInfo(userInfo) }
         } else {
-            for name in RedirectConfiguration.credentialFieldNames { newHeaders.remove(name: name) }
-            if newHeaders.contains("Host") {
-                do {
-                    try newHeaders.set(name: "Host", value: target.hostHeader)
-                } catch {
-                    // hostHeader is built only from validated host and port bytes.
-                    preconditionFailure("an HTTPURL produced an invalid Host value: \(error)")
-                }
-            }
+            // Everything in `headers` came from the request that got the redirect.
+            RedirectConfiguration.leaveCredentialsBehind(
+                headers: &newHeaders, url: &target, from: url, carriedOver: headers, carriedUserInfo: url.rawUserInfo)
         }
         return .follow(
             RedirectedRequest(method: newMethod, url: target, headers: newHeaders, keepsBody: !dropsBody && body != .none))
+    }
+
+    /// The statuses that are followed: 301, 302, 303, 307 and 308 (RFC 9110 §15.4; 300, 304,
+    /// 305 and 306 never are).
+    static func isFollowable(status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
+
+    /// Refuses a redirect target the configuration does not allow: a network URL leading to a
+    /// Unix-domain socket, or a refused `https` → `http` downgrade. `location` is what the
+    /// error names.
+    func checkTarget(_ target: HTTPURL, from url: HTTPURL, location: String) throws(RedirectError) {
+        // A server on the network must not send the client into a local socket.
+        if target.scheme == .unix, !(url.scheme == .unix && target.origin == url.origin) {
+            throw .unsupportedScheme(HTTPURLError.loggable(location))
+        }
+        if url.scheme == .https, target.scheme == .http, !allowHTTPSToHTTP {
+            throw .httpsToHTTPDowngrade(target)
+        }
+    }
+
+    /// Refuses `next` when it repeats `current` or a request of `history` (a loop).
+    static func checkLoop(_ next: RedirectVisit, from current: RedirectVisit, history: [RedirectVisit]) throws(RedirectError) {
+        if sameRequest(next, current) || history.contains(where: { sameRequest($0, next) }) {
+            throw .loop(next.url)
+        }
+    }
+
+    /// The one credential rule: credentials belong to their origin. When `url` (the next
+    /// request's) has another origin than `source` (the request that got the redirect), every
+    /// Authorization, Cookie and Proxy-Authorization field of `headers` whose values are those
+    /// of `carriedOver` (the fields taken over from the earlier request) is removed, and so is
+    /// user information of `url` equal to `carriedUserInfo`; a Host field taken over is
+    /// rewritten to the new origin. Fields that differ from `carriedOver` were set for the new
+    /// request on purpose and stay.
+    static func leaveCredentialsBehind(
+        headers: inout HTTPFields, url: inout HTTPURL, from source: HTTPURL, carriedOver: HTTPFields, carriedUserInfo: String?
+    ) {
+        guard url.origin != source.origin else { return }
+        for name in credentialFieldNames {
+            let values = headers.values(for: name)
+            if !values.isEmpty, values == carriedOver.values(for: name) { headers.remove(name: name) }
+        }
+        if let userInfo = url.rawUserInfo, userInfo == carriedUserInfo { url = url.removingUserInfo() }
+        let host = headers.values(for: "Host")
+        if !host.isEmpty, host == carriedOver.values(for: "Host") {
+            do {
+                try headers.set(name: "Host", value: url.hostHeader)
+            } catch {
+                // hostHeader is built only from validated host and port bytes.
+                preconditionFailure("an HTTPURL produced an invalid Host value: \(error)")
+            }
+        }
+    }
+
+    /// Checks a next request that a redirect handler put in place of `proposed`
+    /// (``HTTPClientRedirectAnswer/modify(_:)``) with the rules ``decide`` applies: the same
+    /// target checks and loop check, and the one credential rule
+    /// (``leaveCredentialsBehind(headers:url:from:carriedOver:carriedUserInfo:)``) against what
+    /// it took over from `proposed`. Returns the URL and fields to send.
+    func checkModified(
+        method: HTTPMethod, url: HTTPURL, headers: HTTPFields, proposed: RedirectedRequest, from current: RedirectVisit,
+        history: [RedirectVisit]
+    ) throws(RedirectError) -> (url: HTTPURL, headers: HTTPFields) {
+        try checkTarget(url, from: current.url, location: url.description)
+        try RedirectConfiguration.checkLoop(RedirectVisit(method: method, url: url), from: current, history: history)
+        var url = url
+        var headers = headers
+        RedirectConfiguration.leaveCredentialsBehind(
+            headers: &headers, url: &url, from: current.url, carriedOver: proposed.headers, carriedUserInfo: proposed.url.rawUserInfo)
+        return (url, headers)
     }
 
     /// Two requests are the same when method, origin and request-target match (an explicit

@@ -34,7 +34,8 @@ public struct HTTPClientMetrics: Sendable {
     public var tlsCipher: String?
     /// The verified peer chain, leaf first, for a pinning policy to judge.
     public var peerCertificates: [TLSCertificate] = []
-    /// Redirects followed before the final response.
+    /// Redirects followed before this request (each request of a chain has metrics of its own,
+    /// see ``HTTPClientResponseDelegate/didRedirect(_:response:to:metrics:)``).
     public var redirectCount = 0
     /// Whether the request was retried once on a fresh connection (stale keep-alive).
     public var retried = false

@@ -19,6 +19,9 @@ public struct HTTPClientRequest: Sendable {
     public var expectContinue: Bool
     /// Overrides the client's redirect configuration for this request only.
     public var redirects: RedirectConfiguration?
+    /// Overrides the client's redirect handler (``HTTPClientConfiguration/redirectHandler``) for
+    /// this request only: asked about each redirect ``redirects`` would follow (RFC 9110 §15.4).
+    public var redirectHandler: HTTPClientRedirectHandler?
     /// Overrides the client's TLS configuration (``HTTPClientConfiguration/tls``) for this
     /// request only: trust roots, verification mode, versions, client certificate. nil: the
     /// client's. It is part of the pool key, so a connection made with one TLS configuration is
@@ -46,6 +49,7 @@ public struct HTTPClientRequest: Sendable {
         self.timeouts = nil
         self.expectContinue = expectContinue
         self.redirects = nil
+        self.redirectHandler = nil
         self.tls = nil
         self.serverTrustEvaluator = nil
     }

@@ -16,7 +16,14 @@ public protocol HTTPClientResponseDelegate: AnyObject {
     func didSendRequestHead(_ task: HTTPClientTask, _ head: HTTPRequestHead)
     /// More request body bytes went to the socket; `total` so far.
     func didSendRequestBody(_ task: HTTPClientTask, total: Int64)
-    /// The final response head (after redirects). Body bytes follow.
+    /// A redirect was followed (RFC 9110 §15.4): `response` is the 3xx head (its body was read
+    /// and dropped), `next` the request made next, and `metrics` those of the request that got
+    /// the redirect, one per request made (as URLSession's transaction metrics). The metrics of
+    /// `didFinish`/`didFail` are those of the last request, with ``HTTPClientMetrics/redirectCount``
+    /// the number of redirects followed before it.
+    func didRedirect(_ task: HTTPClientTask, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics)
+    /// The final response head (after redirects; a redirect response when it is not followed,
+    /// or when a ``HTTPClientRedirectHandler`` answered stop). Body bytes follow.
     func didReceiveHead(_ task: HTTPClientTask, _ head: HTTPClientResponseHead)
     /// A piece of the body, with its content codings undone — unless the head's
     /// `undecodedContentCodings` names some: then exactly as received. Return `.pause` to stop
@@ -31,4 +38,5 @@ public protocol HTTPClientResponseDelegate: AnyObject {
 extension HTTPClientResponseDelegate {
     public func didSendRequestHead(_ task: HTTPClientTask, _ head: HTTPRequestHead) {}
     public func didSendRequestBody(_ task: HTTPClientTask, total: Int64) {}
+    public func didRedirect(_ task: HTTPClientTask, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics) {}
 }

@@ -13,6 +13,7 @@ import Testing
 enum DelegateEvent: Sendable, Equatable {
     case headSent
     case bodySent(Int64)
+    case redirected(Int)
     case head(Int)
     case body(Int)
     case finished
@@ -29,6 +30,8 @@ final class RecordingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
     private(set) var error: ClientError?
     private(set) var metrics: HTTPClientMetrics?
     private(set) var trailers: HTTPFields?
+    /// Each followed redirect: the 3xx head, the request made next, the hop's metrics.
+    private(set) var hops: [(response: HTTPClientResponseHead, next: HTTPClientRequest, metrics: HTTPClientMetrics)] = []
     private let done = DispatchSemaphore(value: 0)
     var pauseAfterFirstPart = false
     var onHead: ((HTTPClientTask) -> Void)?
@@ -36,6 +39,10 @@ final class RecordingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
 
     func didSendRequestHead(_ task: HTTPClientTask, _ head: HTTPRequestHead) { events.append(.headSent) }
     func didSendRequestBody(_ task: HTTPClientTask, total: Int64) { events.append(.bodySent(total)) }
+    func didRedirect(_ task: HTTPClientTask, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics) {
+        hops.append((response, next, metrics))
+        events.append(.redirected(response.status))
+    }
     func didReceiveHead(_ task: HTTPClientTask, _ head: HTTPClientResponseHead) {
         self.head = head
         events.append(.head(head.status))

@@ -11,9 +11,16 @@ public protocol ResponseSerializer<Output>: Sendable {
     /// ``serialize(response:data:)`` (right for a serializer that does not validate; one that
     /// validates should conform to ``ValidatingResponseSerializer``).
     func serialize(response: Response, data: Data?, validator: ResponseValidator) throws(CourierError) -> Output
+
+    /// Whether ``serialize(response:data:)`` is cheap — it looks at the head, or hands the body
+    /// over as it is, and decodes nothing — so that a task's completion may run it on the
+    /// completion queue instead of hopping to the serialization queue first. Default: false.
+    var isInexpensive: Bool { get }
 }
 
 extension ResponseSerializer {
+    public var isInexpensive: Bool { false }
+
     public func serialize(response: Response, data: Data?, validator: ResponseValidator) throws(CourierError) -> Output {
         try validator.validate(response: response, data: data)
         return try serialize(response: response, data: data)

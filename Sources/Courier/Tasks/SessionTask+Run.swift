@@ -1,0 +1,173 @@
+import CourierClient
+import CourierCore
+import Dispatch
+import FoundationEssentials
+
+extension SessionTask {
+    typealias Action = TaskAction<HTTPClientTask, DownloadSink>
+
+    /// Performs what the state machine asked for, in order, outside its lock: the one place a
+    /// task's side effects happen.
+    func run(_ actions: [Action]) {
+        for action in actions { run(action) }
+    }
+
+    private func run(_ action: Action) {
+        switch action {
+        case .publishResumed:
+            manager.publishLater(.taskResumed(self))
+        case .publishSuspended:
+            manager.publishLater(.taskSuspended(self))
+        case .prepare(let request):
+            prepare(request)
+        case .resumeReading(let transport):
+            transport.resumeReading()
+        case .cancelTransport(let transport):
+            transport.cancel()
+        case .reportDownload(let completed):
+            if let downloadReporter {
+                downloadReporter.report { $0.completedUnitCount = completed }
+            } else {
+                _ = downloadProgress.update { $0.completedUnitCount = completed }
+            }
+        case .announceDownload(let completed, let total):
+            _ = downloadProgress.update { progress in
+                progress.completedUnitCount = completed
+                progress.totalUnitCount = total
+            }
+        case .forwardData(let part):
+            // Read once per part, and only this hook (not a copy of all of them).
+            guard kind != .download, let hook = manager.hook(\.dataTaskDidReceiveData) else { return }
+            let copy = part.withUnsafeReadableBytes { Data($0) }
+            manager.completionQueue.async { [self] in hook(self, copy) }
+        case .write(let part, let sink, let attempt, let held):
+            let busy = sink.write(part)
+            run(core.withLock { $0.machine.partWritten(busy: busy, held: held, attempt: attempt) })
+            // The sink may have drained before the pause was recorded: then nothing else would
+            // resume reading.
+            if busy, !sink.isWaitingForDrain { sinkDrained() }
+        case .finishDownload(let sink):
+            finishDownload(sink)
+        case .abandonSink(let sink, let keepFile):
+            sink.abandon(keepFile: keepFile)
+        case .complete(let ending):
+            deliver(ending)
+        }
+    }
+
+    // MARK: Preparing and launching attempts
+
+    /// Makes `request` the task's next attempt: checks the session (the first attempt may be
+    /// answered from the cache), converts it for the transport and hands it over.
+    private func prepare(_ request: Request) {
+        let (attempts, deadline, redirected) = core.withLock { ($0.machine.attemptCount, $0.machine.deadline, $0.machine.redirectCount > 0) }
+        if attempts == 0 {
+            if manager.isInvalidated {
+                run(core.withLock { $0.machine.preparationFailed(CourierError(
+                    .sessionInvalidated, failingURL: originalRequest.url, detail: "the session was invalidated")) })
+                return
+            }
+            if let preflightError {
+                run(core.withLock { $0.machine.preparationFailed(preflightError) })
+                return
+            }
+            if kind == .data, let cached = manager.cachedResponse(for: originalRequest) {
+                run(core.withLock { $0.machine.answeredFromCache(cached.response, data: cached.data) })
+                return
+            }
+        }
+        let converted: HTTPClientRequest
+        do {
+            converted = try manager.convert(request, sameOriginAs: originalRequest.url, deadline: deadline, phase: redirected ? .redirect : .connect)
+        } catch {
+            run(core.withLock { $0.machine.preparationFailed(error) })
+            return
+        }
+        guard let attempt = core.withLock({ $0.machine.launch(request) }) else { return }
+        let transport = manager.client.execute(converted, delegate: AttemptDelegate(task: self, attempt: attempt))
+        // The transport may already have called back (and adopted the handle), or the task may
+        // have moved past this attempt: then the machine says to cancel it.
+        run(core.withLock { $0.machine.launched(transport, attempt: attempt) })
+    }
+
+    // MARK: Transport events (on event loops, one at a time per attempt)
+
+    func sentBody(total: Int64, attempt: Int) {
+        guard core.withLock({ $0.machine.isCurrent(attempt) }) else { return }
+        if let uploadReporter {
+            uploadReporter.report { $0.completedUnitCount = total }
+        } else {
+            _ = uploadProgress.update { $0.completedUnitCount = total }
+        }
+    }
+
+    func receivedHead(_ head: HTTPClientResponseHead, attempt: Int, transport: HTTPClientTask) {
+        guard let request = core.withLock({ core -> Request? in
+            core.machine.receivedHead(attempt: attempt, transport: transport) ? core.machine.currentRequest : nil
+        }) else { return }
+        let response = Response(
+            url: request.url, statusCode: head.status, headers: head.headers, undecodedContentCodings: head.undecodedContentCodings)
+        switch resolution(for: response, request: request) {
+        case .now(let decision):
+            decide(decision, response: response, attempt: attempt)
+        case .ask(let hook):
+            manager.completionQueue.async { [self] in
+                decide(hook(self), response: response, attempt: attempt)
+            }
+        }
+    }
+
+    func receivedBody(_ part: ByteBuffer, attempt: Int, transport: HTTPClientTask) -> HTTPClientBodyDemand {
+        let outcome = core.withLock { $0.machine.receivedBodyPart(part, attempt: attempt, transport: transport) }
+        guard !outcome.actions.isEmpty else { return outcome.demand }
+        run(outcome.actions)
+        // A part written to the download sink: its answer (pause when the sink is full) is known
+        // only now.
+        guard case .write = outcome.actions.first else { return outcome.demand }
+        return core.withLock { $0.machine.demand(attempt: attempt) }
+    }
+
+    func transportFinished(metrics: HTTPClientMetrics, attempt: Int) {
+        run(core.withLock { $0.machine.transportFinished(metrics: metrics, attempt: attempt) })
+    }
+
+    func transportFailed(_ error: ClientError, metrics: HTTPClientMetrics, attempt: Int) {
+        let url = core.withLock { $0.machine.currentRequest.url }
+        let mapped: CourierError
+        if let own = error.cause as? CourierError {
+            // A body stream of this layer (multipart) failed: its own error says what and where.
+            mapped = CourierError(own.code, phase: .send, underlying: error, failingURL: url, detail: own.detail)
+        } else {
+            mapped = SecurityPolicy.courierError(from: error, host: url.host())?.with(response: nil, body: nil, failingURL: url)
+                ?? CourierError.transport(error, url: url)
+        }
+        run(core.withLock { $0.machine.transportFailed(mapped.with(response: nil, body: nil, failingURL: nil), metrics: metrics, attempt: attempt) })
+    }
+
+    /// The download sink wrote enough to take more.
+    func sinkDrained() {
+        run(core.withLock { $0.machine.sinkDrained() })
+    }
+
+    // MARK: Decisions
+
+    /// Puts a decision about a head into effect; delivering first opens what the delivery needs.
+    private func decide(_ decision: HeadDecision, response: Response, attempt: Int) {
+        let machineDecision: TaskDecision<DownloadSink>
+        switch decision {
+        case .deliver:
+            do throws(CourierError) {
+                machineDecision = .deliver(try prepareDelivery(response))
+            } catch {
+                machineDecision = .fail(error)
+            }
+        case .follow(let request, let reason):
+            machineDecision = .follow(request, reason)
+        case .cancel:
+            machineDecision = .cancel
+        case .fail(let error):
+            machineDecision = .fail(error)
+        }
+        run(core.withLock { $0.machine.decided(machineDecision, attempt: attempt) })
+    }
+}

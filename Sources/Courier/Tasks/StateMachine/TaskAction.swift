@@ -1,0 +1,93 @@
+import CourierCore
+import FoundationEssentials
+
+/// A side effect the ``TaskStateMachine`` asks for. ``SessionTask`` performs each in its one
+/// `run` switch, outside the lock.
+enum TaskAction<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable> {
+    /// Tell observers the task resumed / was suspended.
+    case publishResumed
+    case publishSuspended
+    /// Prepare `request` for the transport (session checks, cache, conversion) and report
+    /// `launch`, `answeredFromCache` or `preparationFailed`; after `launch`, hand it to the
+    /// transport and report `launched`.
+    case prepare(Request)
+    /// Let the transport read the response body again.
+    case resumeReading(Transport)
+    /// Stop the transport request (it then reports its end or failure, or nothing if it ended).
+    case cancelTransport(Transport)
+    /// The download progress: bytes so far (a resumed download counts its first part).
+    case reportDownload(completed: Int64)
+    /// The response to deliver is known: progress starts at `completed` of `total` (-1: unknown).
+    case announceDownload(completed: Int64, total: Int64)
+    /// Give a delivered body part to the `dataTaskDidReceiveData` hook, if one is set.
+    case forwardData(ByteBuffer)
+    /// Queue a part of `attempt`'s body for the download file, then report `partWritten`.
+    /// `held`: it was held while a hook decided (the transport waits for nothing); otherwise the
+    /// transport waits for the answer, `demand(attempt:)`.
+    case write(ByteBuffer, to: Sink, attempt: Int, held: Bool)
+    /// The body is complete: finish the file, move it, then report `downloadFinished`.
+    case finishDownload(Sink)
+    /// Close a sink nobody will use (a decision that came too late).
+    case abandonSink(Sink, keepFile: Bool)
+    /// The task ended: serialize off the loops and deliver the completion.
+    case complete(TaskEnding<Sink>)
+}
+
+/// What the session decided about a response head, through a hook or by its own rules.
+enum TaskDecision<Sink: AnyObject & Sendable> {
+    /// The response is the task's, received as `delivery` says.
+    case deliver(TaskDelivery<Sink>)
+    /// Drop this response's body and make `request` next.
+    case follow(Request, FollowReason)
+    case cancel
+    case fail(CourierError)
+}
+
+/// Why the task makes another request.
+enum FollowReason: Sendable {
+    /// A redirect (counted, and remembered to find loops).
+    case redirect(RedirectVisit)
+    /// An answer to an authentication challenge (counted, to stop a server that keeps asking).
+    case authentication
+}
+
+/// How a task's response is received: the head, the file for a download, the progress total.
+struct TaskDelivery<Sink: AnyObject & Sendable> {
+    var response: Response
+    var sink: Sink?
+    /// Bytes of a resumed download kept from before.
+    var resumeOffset: Int64
+    /// The body's expected size for progress (-1: unknown).
+    var total: Int64
+    /// What a later resume would send in If-Range (downloads).
+    var validator: String?
+}
+
+/// How a task ended, for the completion: the outcome, a download sink to close, and the
+/// body's final size for progress.
+struct TaskEnding<Sink: AnyObject & Sendable> {
+    var raw: RawOutcome
+    /// A failed download's sink, closed before the completion runs.
+    var abandonSink: Sink?
+    /// Keep the partial file (resume data points at it).
+    var keepFile: Bool
+    /// The final size when the task succeeded (progress totals that were unknown take it).
+    var finalSize: Int64?
+}
+
+/// A task's result before serialization.
+enum TaskPayload: Sendable {
+    case data(Data)
+    case file(URL)
+}
+
+/// Everything a task produced, handed to its finisher off the event loops.
+struct RawOutcome: Sendable {
+    var request: Request
+    var response: Response?
+    var data: Data?
+    var fileURL: URL?
+    var error: CourierError?
+    var metrics: TaskMetrics
+    var resumeData: Data?
+}

@@ -1,0 +1,580 @@
+import CourierClient
+import CourierCore
+import FoundationEssentials
+
+/// The logic of one ``SessionTask`` as a value: it takes events — from the caller (resume,
+/// suspend, cancel), from the transport (head, body part, end, failure), from the session
+/// (a hook's decision, the download sink drained or wrote, the next request prepared) — and
+/// returns the ``TaskAction``s to perform. It never calls out; ``SessionTask`` keeps it in a
+/// `Mutex` and performs the actions in one `run` switch, after the lock is released.
+///
+/// Generic over the transport handle and the download sink so that it is unit-tested without
+/// sockets or files (`TaskStateMachineTests`); the task uses `HTTPClientTask` and `DownloadSink`.
+///
+/// Every transport event carries the attempt number it belongs to: an attempt is one HTTP
+/// request of the task (redirects and authentication retries make more), and events of an
+/// attempt the task has moved past are ignored.
+struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable> {
+    typealias Action = TaskAction<Transport, Sink>
+
+    /// Where the task is.
+    enum Phase {
+        /// Created, never resumed.
+        case idle
+        /// Resumed; the session is preparing the next request (checks, cache, conversion).
+        case preparing(Request)
+        /// A transport request is in flight.
+        case running(Attempt)
+        /// Cancelled while a transport request was in flight: waiting for it to confirm. `transport`
+        /// is nil while `execute` has not returned the handle yet.
+        case canceling(attempt: Int, transport: Transport?)
+        /// The download's body is complete and its file is being finished: too late to cancel.
+        case finishing
+        case completed
+    }
+
+    /// One HTTP request of the task.
+    struct Attempt {
+        var number: Int
+        var transport: TransportState
+        var step: Step
+        /// We answered a body part with `.pause` and owe the transport `resumeReading()`.
+        var transportPaused = false
+    }
+
+    enum TransportState {
+        /// `execute` has not returned the handle yet.
+        case launching
+        case running(Transport)
+        /// The transport reported the end of the response (its metrics are recorded).
+        case ended
+
+        var handle: Transport? { if case .running(let transport) = self { transport } else { nil } }
+    }
+
+    /// What the attempt does with its response.
+    enum Step {
+        case awaitingHead
+        /// A hook decides about the head. What body arrives meanwhile is held (reading pauses at
+        /// the first part); `ended`: the transport finished the response meanwhile.
+        case deciding(held: ByteBuffer?)
+        /// Read and drop this response's body, then make `next`.
+        case discarding(next: Request)
+        /// The response is the task's. `writingHeld`: a part held while deciding is being
+        /// handed to the download sink; the end waits for it.
+        case delivering(writingHeld: Bool)
+    }
+
+    private(set) var phase: Phase = .idle
+    /// The caller suspended the task: reading pauses at the next body part.
+    private(set) var suspended = true
+    /// The download sink has too much unwritten: reading pauses until it drains.
+    private(set) var sinkBusy = false
+    let originalRequest: Request
+    let kind: SessionTask.Kind
+    /// In-memory bodies larger than this fail (data and upload tasks).
+    let bodyLimit: Int
+
+    // What the task has produced, across attempts.
+    private(set) var currentRequest: Request
+    private(set) var attemptCount = 0
+    private(set) var response: Response?
+    private(set) var error: CourierError?
+    private(set) var metrics: TaskMetrics?
+    private(set) var transactions: [HTTPClientMetrics] = []
+    private(set) var history: [RedirectVisit] = []
+    private(set) var redirectCount = 0
+    private(set) var authenticationFailures = 0
+    private(set) var body = Data()
+    private(set) var bodyBytes: Int64 = 0
+    private(set) var sink: Sink?
+    /// Bytes already in the download file before this attempt (a resumed download).
+    private(set) var resumeOffset: Int64
+    private(set) var validator: String?
+    private(set) var resumeData: Data?
+    private(set) var startDate: Date?
+    /// When the task must have ended (monotonic), fixed by the first `resume()`.
+    private(set) var deadline: Deadline?
+    /// The download's temporary file (download tasks).
+    let downloadPath: String?
+    /// Why a cancellation (or a sink failure) ends the task.
+    private(set) var cancellation: CourierError?
+
+    init(request: Request, kind: SessionTask.Kind, bodyLimit: Int, downloadPath: String? = nil, resumeOffset: Int64 = 0) {
+        self.originalRequest = request
+        self.downloadPath = downloadPath
+        self.currentRequest = request
+        self.kind = kind
+        self.bodyLimit = bodyLimit
+        self.resumeOffset = resumeOffset
+    }
+
+    // MARK: Derived
+
+    /// The public state (`NSURLSessionTaskState`).
+    var state: SessionTask.State {
+        switch phase {
+        case .idle: .suspended
+        case .canceling: .canceling
+        case .completed: .completed
+        case .preparing, .running, .finishing: suspended ? .suspended : .running
+        }
+    }
+
+    var hasStarted: Bool { if case .idle = phase { false } else { true } }
+
+    /// Whether the transport may deliver body now.
+    private func mayRead(_ attempt: Attempt) -> Bool {
+        if suspended || sinkBusy { return false }
+        if case .deciding = attempt.step { return false }
+        if case .delivering(writingHeld: true) = attempt.step { return false }
+        return true
+    }
+
+    /// The running attempt numbered `number`, if the task is still on it.
+    private func current(_ number: Int) -> Attempt? {
+        if case .running(let attempt) = phase, attempt.number == number { return attempt }
+        return nil
+    }
+
+    private var cancelledError: CourierError {
+        CourierError(.cancelled, failingURL: originalRequest.url)
+    }
+}
+
+// MARK: - Caller events
+
+extension TaskStateMachine {
+    /// `resume()`: starts an idle task (the session then prepares its first request), or lets a
+    /// suspended one read again.
+    mutating func resume(deadline: Deadline?) -> [Action] {
+        switch phase {
+        case .idle:
+            suspended = false
+            self.deadline = deadline
+            phase = .preparing(currentRequest)
+            startDate = Date()
+            return [.publishResumed, .prepare(currentRequest)]
+        case .preparing, .finishing:
+            guard suspended else { return [] }
+            suspended = false
+            return [.publishResumed]
+        case .running(var attempt):
+            guard suspended else { return [] }
+            suspended = false
+            var actions: [Action] = [.publishResumed]
+            if let transport = resumeIfAllowed(&attempt) { actions.append(.resumeReading(transport)) }
+            phase = .running(attempt)
+            return actions
+        case .canceling, .completed:
+            return []
+        }
+    }
+
+    /// `suspend()`: reading pauses at the next body part. An idle task stays idle.
+    mutating func suspend() -> [Action] {
+        guard state == .running else { return [] }
+        suspended = true
+        return [.publishSuspended]
+    }
+
+    /// `cancel()`, or a failure of the session's own (the download file could not be written):
+    /// ends the task with `error`, at once when no transport request is in flight, else when it
+    /// confirms. Too late once a download's file is being finished.
+    mutating func cancel(_ error: CourierError? = nil) -> [Action] {
+        let error = error ?? cancelledError
+        switch phase {
+        case .idle, .preparing:
+            cancellation = error
+            return complete(.failure(error))
+        case .running(let attempt):
+            cancellation = error
+            switch attempt.transport {
+            case .launching:
+                phase = .canceling(attempt: attempt.number, transport: nil)
+                return []
+            case .running(let transport):
+                phase = .canceling(attempt: attempt.number, transport: transport)
+                return [.cancelTransport(transport)]
+            case .ended:
+                // The response ended while a hook decided or a held part was written: nothing
+                // else will end the task.
+                return complete(.failure(error))
+            }
+        case .canceling, .finishing, .completed:
+            return []
+        }
+    }
+}
+
+// MARK: - Session events
+
+extension TaskStateMachine {
+    /// The session answered the request from its cache: the task succeeds without the network.
+    mutating func answeredFromCache(_ cached: Response, data: Data) -> [Action] {
+        guard case .preparing = phase else { return [] }
+        response = cached
+        body = data
+        bodyBytes = Int64(data.count)
+        return [.announceDownload(completed: bodyBytes, total: bodyBytes)] + complete(.success(.data(data)))
+    }
+
+    /// The session could not prepare the request (invalid URL, deadline passed, invalidated
+    /// session, bad resume data): the task fails.
+    mutating func preparationFailed(_ error: CourierError) -> [Action] {
+        guard case .preparing = phase else { return [] }
+        return complete(.failure(error))
+    }
+
+    /// The next request is ready for the transport: a new attempt starts. Returns its number
+    /// for the session to hand the request to the transport with (then `launched`), or nil when
+    /// the task ended meanwhile.
+    mutating func launch(_ request: Request) -> Int? {
+        guard case .preparing = phase else { return nil }
+        attemptCount += 1
+        currentRequest = request
+        phase = .running(Attempt(number: attemptCount, transport: .launching, step: .awaitingHead))
+        return attemptCount
+    }
+
+    /// `execute` returned the transport handle of `attempt`.
+    mutating func launched(_ transport: Transport, attempt number: Int) -> [Action] {
+        switch phase {
+        case .running(var attempt) where attempt.number == number:
+            if case .launching = attempt.transport {
+                attempt.transport = .running(transport)
+                phase = .running(attempt)
+            }
+            return []
+        case .canceling(number, nil):
+            phase = .canceling(attempt: number, transport: transport)
+            return [.cancelTransport(transport)]
+        default:
+            // The task moved past this attempt (it failed or completed first): no request may
+            // run for nobody. Cancelling a request that already ended does nothing.
+            return [.cancelTransport(transport)]
+        }
+    }
+
+    /// A hook decided about the head of `attempt` (or the head needed no hook).
+    mutating func decided(_ decision: TaskDecision<Sink>, attempt number: Int) -> [Action] {
+        guard var attempt = current(number) else {
+            // Moved on, or cancelled while the hook ran (the transport's end completes the task).
+            return abandon(decision)
+        }
+        // A decision answers a head: only an attempt that is deciding takes one.
+        guard case .deciding(let held) = attempt.step else { return abandon(decision) }
+        switch decision {
+        case .cancel:
+            return cancel()
+        case .fail(let error):
+            return fail(error, attempt: attempt)
+        case .follow(let next, let reason):
+            switch reason {
+            case .redirect(let visit):
+                redirectCount += 1
+                history.append(visit)
+            case .authentication:
+                authenticationFailures += 1
+            }
+            attempt.step = .discarding(next: next)
+            if case .ended = attempt.transport {
+                phase = .preparing(next)
+                return [.prepare(next)]
+            }
+            var actions: [Action] = []
+            if let transport = resumeIfAllowed(&attempt) { actions.append(.resumeReading(transport)) }
+            phase = .running(attempt)
+            return actions
+        case .deliver(let delivery):
+            response = delivery.response
+            sink = delivery.sink
+            resumeOffset = delivery.resumeOffset
+            validator = delivery.validator
+            body = Data()
+            bodyBytes = 0
+            var actions: [Action] = [.announceDownload(completed: delivery.resumeOffset, total: delivery.total)]
+            if let held {
+                if let sink {
+                    // Reading stays paused until the sink took the part (`partWritten`).
+                    attempt.step = .delivering(writingHeld: true)
+                    phase = .running(attempt)
+                    bodyBytes += Int64(held.readableBytes)
+                    actions.append(.write(held, to: sink, attempt: number, held: true))
+                    actions.append(.reportDownload(completed: resumeOffset + bodyBytes))
+                    return actions
+                }
+                attempt.step = .delivering(writingHeld: false)
+                phase = .running(attempt)
+                switch append(held) {
+                case .tooLarge(let error): return actions + fail(error, attempt: attempt)
+                case .appended: actions.append(.reportDownload(completed: resumeOffset + bodyBytes))
+                }
+                actions.append(.forwardData(held))
+            } else {
+                attempt.step = .delivering(writingHeld: false)
+            }
+            if case .ended = attempt.transport {
+                phase = .running(attempt)
+                return actions + responseEnded()
+            }
+            if let transport = resumeIfAllowed(&attempt) { actions.append(.resumeReading(transport)) }
+            phase = .running(attempt)
+            return actions
+        }
+    }
+
+    /// The download sink took a part (`write`); `busy`: it asks to stop reading until it drains.
+    /// `held`: the part was held while a hook decided, and the response may go on now.
+    mutating func partWritten(busy: Bool, held: Bool, attempt number: Int) -> [Action] {
+        guard var attempt = current(number), case .delivering(let writingHeld) = attempt.step, writingHeld == held else { return [] }
+        if busy { sinkBusy = true } else if held { sinkBusy = false }
+        if held {
+            attempt.step = .delivering(writingHeld: false)
+            phase = .running(attempt)
+            if case .ended = attempt.transport { return responseEnded() }
+            guard let transport = resumeIfAllowed(&attempt) else { return [] }
+            phase = .running(attempt)
+            return [.resumeReading(transport)]
+        }
+        _ = pauseUnlessReadable(&attempt)
+        phase = .running(attempt)
+        return []
+    }
+
+    /// What to answer the transport after the actions of a body part ran: `.pause` when the task
+    /// owes it a `resumeReading()`.
+    func demand(attempt number: Int) -> HTTPClientBodyDemand {
+        guard let attempt = current(number) else { return .more }
+        return attempt.transportPaused ? .pause : .more
+    }
+
+    /// The download sink wrote enough to take more.
+    mutating func sinkDrained() -> [Action] {
+        sinkBusy = false
+        guard case .running(var attempt) = phase, let transport = resumeIfAllowed(&attempt) else { return [] }
+        phase = .running(attempt)
+        return [.resumeReading(transport)]
+    }
+
+    /// The download's file is complete and in place (or could not be): the task ends.
+    mutating func downloadFinished(_ result: Result<URL, CourierError>) -> [Action] {
+        guard case .finishing = phase else { return [] }
+        switch result {
+        case .success(let url): return complete(.success(.file(url)))
+        case .failure(let error): return complete(.failure(error))
+        }
+    }
+}
+
+// MARK: - Transport events
+
+extension TaskStateMachine {
+    /// Whether the request body progress of `attempt` still matters.
+    func isCurrent(_ number: Int) -> Bool { current(number) != nil }
+
+    /// The response head of `attempt` arrived; `transport` is its handle (the transport may
+    /// call back before `execute` returned it). The session then works out a ``TaskDecision``,
+    /// at once or through a hook, and reports it with ``decided(_:attempt:)``.
+    ///
+    /// Returns false when the attempt is no longer the task's (nothing to decide).
+    mutating func receivedHead(attempt number: Int, transport: Transport) -> Bool {
+        guard var attempt = current(number), case .awaitingHead = attempt.step else { return false }
+        adopt(transport, into: &attempt)
+        attempt.step = .deciding(held: nil)
+        phase = .running(attempt)
+        return true
+    }
+
+    /// A piece of the body of `attempt`. Returns whether the transport may keep reading, and
+    /// what to do with the piece.
+    mutating func receivedBodyPart(_ part: ByteBuffer, attempt number: Int, transport: Transport) -> BodyPartOutcome<Transport, Sink> {
+        guard var attempt = current(number) else { return BodyPartOutcome(demand: .more, actions: []) }
+        adopt(transport, into: &attempt)
+        switch attempt.step {
+        case .awaitingHead, .discarding:
+            phase = .running(attempt)
+            return BodyPartOutcome(demand: .more, actions: [])
+        case .deciding(let held):
+            // The transport stops after this `.pause`; should one more part come first, it is
+            // kept too (appended), never dropped.
+            var kept = held ?? ByteBuffer()
+            if held == nil { kept = part } else { kept.writeBuffer(part) }
+            attempt.step = .deciding(held: kept)
+            attempt.transportPaused = true
+            phase = .running(attempt)
+            return BodyPartOutcome(demand: .pause, actions: [])
+        case .delivering(writingHeld: true):
+            // The transport was told to pause before this part was held, and is resumed only
+            // after the held part was written: a part now breaks that contract, and writing it
+            // could reorder the file.
+            let error = CourierError(.transport, phase: .receive, failingURL: currentRequest.url,
+                                     detail: "the transport delivered a body part while paused")
+            return BodyPartOutcome(demand: .pause, actions: fail(error, attempt: attempt))
+        case .delivering(writingHeld: false):
+            if let sink {
+                bodyBytes += Int64(part.readableBytes)
+                phase = .running(attempt)
+                return BodyPartOutcome(
+                    demand: .more, actions: [.write(part, to: sink, attempt: number, held: false), .reportDownload(completed: resumeOffset + bodyBytes)])
+            }
+            switch append(part) {
+            case .tooLarge(let error):
+                return BodyPartOutcome(demand: .more, actions: fail(error, attempt: attempt))
+            case .appended:
+                let demand = pauseUnlessReadable(&attempt)
+                phase = .running(attempt)
+                return BodyPartOutcome(demand: demand, actions: [.reportDownload(completed: resumeOffset + bodyBytes), .forwardData(part)])
+            }
+        }
+    }
+
+    /// The response of `attempt` ended (its body was read to the end).
+    mutating func transportFinished(metrics: HTTPClientMetrics, attempt number: Int) -> [Action] {
+        if case .canceling(number, _) = phase {
+            // A cancel that raced the end of the response wins, as it does for the transport.
+            transactions.append(metrics)
+            return complete(.failure(cancellation ?? cancelledError))
+        }
+        guard var attempt = current(number) else { return [] }
+        transactions.append(metrics)
+        attempt.transport = .ended
+        phase = .running(attempt)
+        switch attempt.step {
+        case .awaitingHead:
+            return complete(.failure(CourierError(.noResponse, failingURL: currentRequest.url, detail: "the response ended without a head")))
+        case .deciding, .delivering(writingHeld: true):
+            return []  // the decision (or the held part's write) ends it
+        case .discarding(let next):
+            phase = .preparing(next)
+            return [.prepare(next)]
+        case .delivering(writingHeld: false):
+            return responseEnded()
+        }
+    }
+
+    /// The transport request of `attempt` failed; `error` is already in the session's terms.
+    mutating func transportFailed(_ error: CourierError, metrics: HTTPClientMetrics, attempt number: Int) -> [Action] {
+        if case .canceling(number, _) = phase {
+            transactions.append(metrics)
+            return complete(.failure(cancellation ?? cancelledError))
+        }
+        guard current(number) != nil else { return [] }
+        transactions.append(metrics)
+        return complete(.failure(error))
+    }
+}
+
+// MARK: - Steps shared by several events
+
+extension TaskStateMachine {
+    private enum Appended {
+        case appended
+        case tooLarge(CourierError)
+    }
+
+    private mutating func append(_ part: ByteBuffer) -> Appended {
+        let count = part.readableBytes
+        guard body.count + count <= bodyLimit else {
+            return .tooLarge(CourierError(
+                .bodyTooLarge, failingURL: originalRequest.url,
+                detail: "the body is larger than maximumInMemoryBodySize (\(bodyLimit) bytes); use a download task"))
+        }
+        part.withUnsafeReadableBytes { body.append(contentsOf: $0) }
+        bodyBytes += Int64(count)
+        return .appended
+    }
+
+    private mutating func adopt(_ transport: Transport, into attempt: inout Attempt) {
+        if case .launching = attempt.transport { attempt.transport = .running(transport) }
+    }
+
+    /// `.pause` (and a debt of `resumeReading()`) when the task may not read now.
+    private func pauseUnlessReadable(_ attempt: inout Attempt) -> HTTPClientBodyDemand {
+        if mayRead(attempt) { return .more }
+        attempt.transportPaused = true
+        return .pause
+    }
+
+    /// The transport to resume when it is paused and nothing holds it any more.
+    private func resumeIfAllowed(_ attempt: inout Attempt) -> Transport? {
+        guard attempt.transportPaused, mayRead(attempt), let transport = attempt.transport.handle else { return nil }
+        attempt.transportPaused = false
+        return transport
+    }
+
+    /// Something the session found ends the task: the attempt is stopped and its later events
+    /// are ignored.
+    private mutating func fail(_ error: CourierError, attempt: Attempt) -> [Action] {
+        var actions: [Action] = []
+        if let transport = attempt.transport.handle { actions.append(.cancelTransport(transport)) }
+        return actions + complete(.failure(error))
+    }
+
+    /// The decision is not used: a sink it opened is closed (keeping a resumed download's file).
+    private func abandon(_ decision: TaskDecision<Sink>) -> [Action] {
+        guard case .deliver(let delivery) = decision, let sink = delivery.sink else { return [] }
+        return [.abandonSink(sink, keepFile: delivery.resumeOffset > 0)]
+    }
+
+    /// The delivered response is complete: a data task ends, a download finishes its file.
+    private mutating func responseEnded() -> [Action] {
+        guard kind == .download, let sink else { return complete(.success(.data(body))) }
+        phase = .finishing
+        return [.finishDownload(sink)]
+    }
+
+    /// Ends the task exactly once: metrics closed, resume data made for a download that can be
+    /// continued, and the outcome handed over for serialization and completion.
+    private mutating func complete(_ outcome: Result<TaskPayload, CourierError>) -> [Action] {
+        if case .completed = phase { return [] }
+        phase = .completed
+        let now = Date()
+        let metrics = TaskMetrics(transactionMetrics: transactions, taskStart: startDate ?? now, taskEnd: now, redirectCount: redirectCount)
+        self.metrics = metrics
+        var raw = RawOutcome(request: currentRequest, response: response, data: nil, fileURL: nil, error: nil, metrics: metrics)
+        var abandonSink: Sink?
+        var keepFile = false
+        switch outcome {
+        case .success(.data(let data)):
+            raw.data = data
+        case .success(.file(let url)):
+            raw.fileURL = url
+        case .failure(let failure):
+            let full = failure.with(response: response, body: kind == .download ? nil : body, failingURL: currentRequest.url)
+            error = full
+            raw.error = full
+            raw.data = kind == .download ? nil : body
+            if kind == .download, let sink {
+                abandonSink = sink
+                resumeData = makeResumeData(after: failure)
+                raw.resumeData = resumeData
+                keepFile = resumeData != nil
+            }
+        }
+        let succeeded = !outcome.isFailure
+        return [.complete(TaskEnding(raw: raw, abandonSink: abandonSink, keepFile: keepFile,
+                                     finalSize: succeeded ? resumeOffset + bodyBytes : nil))]
+    }
+
+    /// Resume data when a download failed after part of a body that has a validator (a strong
+    /// ETag or Last-Modified, RFC 9110 §13.1.5) and no content coding; nil when it cannot be
+    /// continued (or when the file itself failed).
+    private func makeResumeData(after failure: CourierError) -> Data? {
+        let fileProblem = failure.code == .fileWriteFailed || failure.code == .fileMoveFailed
+        let received = resumeOffset + bodyBytes
+        guard !fileProblem, let validator, let downloadPath, currentRequest.method == .GET, let response,
+              response.statusCode == 200 || response.statusCode == 206, received > 0 else { return nil }
+        let resume = ResumeData(
+            url: currentRequest.url.absoluteString, method: currentRequest.method.rawValue,
+            headers: currentRequest.headers.map { [$0.name, $0.value] }, timeoutInterval: currentRequest.timeoutInterval,
+            temporaryFilePath: downloadPath, bytesReceived: received, validator: validator)
+        return resume.encoded()
+    }
+}
+
+/// What a body part did: the transport's demand, and what to perform.
+struct BodyPartOutcome<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable> {
+    var demand: HTTPClientBodyDemand
+    var actions: [TaskAction<Transport, Sink>]
+}
