@@ -115,6 +115,19 @@ struct OneImportTests {
             hooks.taskDidComplete = { _, error in _ = error?.phase }
         }
         manager.session.invalidate(cancelingTasks: true)
+        // A manager on a client of the caller's (shared clients).
+        let client: HTTPClient = try HTTPClient(configuration: configuration.client)
+        let onShared = try HTTPSessionManager(baseURL: URL(string: "https://example.com/v1"), client: client)
+        _ = SharedServerTrustEvaluator(evaluator)
+        var request = try onShared.request(method: .GET, path: "items", parameters: nil) { request in
+            request.validation = ResponseValidator(acceptableStatusCodes: [200])
+            request.redirects = RedirectConfiguration.disabled
+            try request.setBasicAuthorization(Credential(user: "a", password: "b"))
+        }
+        request.timeoutInterval = 5
+        #expect(request.validation != nil)
+        onShared.invalidate(cancelingTasks: true)
+        client.shutdown()
     }
 
     @Test func errorsByPhase() {

@@ -23,6 +23,8 @@ public final class HTTPSessionManager: Sendable {
         var response: AnyResponseSerializer<any Sendable> = JSONResponseSerializer().erased
     }
 
+    /// A manager with a session of its own (its own event loops and connection pool).
+    ///
     /// - Throws: ``CourierError`` `.invalidSecurityPolicy` when `securityPolicy` pins and
     ///   `baseURL` is not `https` (AFNetworking refuses that combination too); or when the
     ///   session cannot start.
@@ -30,14 +32,45 @@ public final class HTTPSessionManager: Sendable {
         baseURL: URL? = nil, configuration: SessionConfiguration = .default, securityPolicy: SecurityPolicy = .default,
         completionQueue: DispatchQueue? = nil, completionGroup: DispatchGroup? = nil
     ) throws(CourierError) {
-        self.baseURL = baseURL.map(Self.withTrailingSlash)
-        if let scheme = baseURL?.scheme {
-            try securityPolicy.validate(forScheme: scheme)
-        }
+        self.baseURL = try Self.checkedBaseURL(baseURL, securityPolicy: securityPolicy)
         self.session = try SessionManager(
             configuration: configuration, securityPolicy: securityPolicy, completionQueue: completionQueue,
             completionGroup: completionGroup)
         self.serializers = Mutex(Serializers())
+    }
+
+    /// A manager on an existing client (``HTTPClient/shared`` for the common case), whose event
+    /// loops and connections it shares with the client's other users — see
+    /// ``SessionManager/init(client:configuration:securityPolicy:completionQueue:completionGroup:)``.
+    /// ``invalidate(cancelingTasks:)`` never shuts the client down.
+    ///
+    /// - Throws: ``CourierError`` `.invalidSecurityPolicy` when `securityPolicy` pins and
+    ///   `baseURL` is not `https`.
+    public init(
+        baseURL: URL? = nil, client: HTTPClient, configuration: SessionConfiguration = .default,
+        securityPolicy: SecurityPolicy = .default, completionQueue: DispatchQueue? = nil, completionGroup: DispatchGroup? = nil
+    ) throws(CourierError) {
+        self.baseURL = try Self.checkedBaseURL(baseURL, securityPolicy: securityPolicy)
+        self.session = SessionManager(
+            client: client, configuration: configuration, securityPolicy: securityPolicy, completionQueue: completionQueue,
+            completionGroup: completionGroup)
+        self.serializers = Mutex(Serializers())
+    }
+
+    private static func checkedBaseURL(_ baseURL: URL?, securityPolicy: SecurityPolicy) throws(CourierError) -> URL? {
+        if let scheme = baseURL?.scheme {
+            try securityPolicy.validate(forScheme: scheme)
+        }
+        return baseURL.map(Self.withTrailingSlash)
+    }
+
+    /// Ends the manager's session (``SessionManager/invalidate(cancelingTasks:)``): new requests
+    /// fail with ``CourierError/Code/sessionInvalidated``; running ones finish, or are cancelled
+    /// with `cancelingTasks`. Then a client the manager created is shut down — its connections,
+    /// event loops and their descriptors released — while a client it was given stays up for
+    /// its other users.
+    public func invalidate(cancelingTasks: Bool) {
+        session.invalidate(cancelingTasks: cancelingTasks)
     }
 
     /// AFNetworking's rule: a base URL with a non-empty path that does not end in `/` gets one.
@@ -84,14 +117,31 @@ public final class HTTPSessionManager: Sendable {
         return components.url ?? url
     }
 
-    /// The request the serializer makes for `method` and `path`, with extra header fields.
-    public func request(method: HTTPMethod, path: String, parameters: (any Sendable)?, headers: HTTPFields = HTTPFields()) throws(CourierError) -> Request {
+    /// Changes one request after the serializer built it and before it runs (Alamofire's
+    /// `requestModifier`): per-request settings — ``Request/timeoutInterval``,
+    /// ``Request/totalTimeoutInterval``, ``Request/setBasicAuthorization(_:)``,
+    /// ``Request/redirects``, ``Request/validation`` — without changing the manager. Called on
+    /// the caller's thread. A thrown ``CourierError`` fails the request as it is; any other error
+    /// becomes `.requestSerializationFailed` with it as the underlying error.
+    public typealias RequestModifier = (inout Request) throws -> Void
+
+    /// The request the serializer makes for `method` and `path`, with extra header fields, then
+    /// passed through `requestModifier`.
+    public func request(method: HTTPMethod, path: String, parameters: (any Sendable)?, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil) throws(CourierError) -> Request {
         let serializer = requestSerializer
         var request = try serializer.request(method: method, urlString: try url(for: path).absoluteString, parameters: parameters)
         for field in headers {
             try request.setValue(field.value, forHTTPHeaderField: field.name)
         }
+        try Self.modify(&request, with: requestModifier)
         return request
+    }
+
+    static func modify(_ request: inout Request, with modifier: RequestModifier?) throws(CourierError) {
+        guard let modifier else { return }
+        do { try modifier(&request) } catch let error as CourierError { throw error } catch {
+            throw CourierError(.requestSerializationFailed, underlying: error, failingURL: request.url, detail: "the request modifier failed: \(error)")
+        }
     }
 
     // MARK: Tasks with closures
@@ -101,12 +151,12 @@ public final class HTTPSessionManager: Sendable {
     /// returned.
     @discardableResult
     public func dataTask(
-        method: HTTPMethod, path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        method: HTTPMethod, path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil,
         uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
         success: (@Sendable (DataTask, (any Sendable)?) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
     ) -> DataTask? {
         let request: Request
-        do { request = try self.request(method: method, path: path, parameters: parameters, headers: headers) } catch {
+        do { request = try self.request(method: method, path: path, parameters: parameters, headers: headers, requestModifier: requestModifier) } catch {
             session.completionQueue.async(group: session.completionGroup) { failure?(nil, error) }
             return nil
         }
@@ -128,55 +178,55 @@ public final class HTTPSessionManager: Sendable {
     /// `GET:parameters:headers:progress:success:failure:` — parameters go in the query string.
     @discardableResult
     public func GET(
-        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), progress: ProgressHandler? = nil,
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil, progress: ProgressHandler? = nil,
         success: (@Sendable (DataTask, (any Sendable)?) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
     ) -> DataTask? {
-        dataTask(method: .GET, path: path, parameters: parameters, headers: headers, downloadProgress: progress, success: success, failure: failure)
+        dataTask(method: .GET, path: path, parameters: parameters, headers: headers, requestModifier: requestModifier, downloadProgress: progress, success: success, failure: failure)
     }
 
     /// `HEAD:parameters:headers:success:failure:` — success gets the task only (no body).
     @discardableResult
     public func HEAD(
-        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil,
         success: (@Sendable (DataTask) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
     ) -> DataTask? {
-        dataTask(method: .HEAD, path: path, parameters: parameters, headers: headers, success: { task, _ in success?(task) }, failure: failure)
+        dataTask(method: .HEAD, path: path, parameters: parameters, headers: headers, requestModifier: requestModifier, success: { task, _ in success?(task) }, failure: failure)
     }
 
     /// `POST:parameters:headers:progress:success:failure:` — parameters go in the body.
     @discardableResult
     public func POST(
-        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), progress: ProgressHandler? = nil,
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil, progress: ProgressHandler? = nil,
         success: (@Sendable (DataTask, (any Sendable)?) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
     ) -> DataTask? {
-        dataTask(method: .POST, path: path, parameters: parameters, headers: headers, uploadProgress: progress, success: success, failure: failure)
+        dataTask(method: .POST, path: path, parameters: parameters, headers: headers, requestModifier: requestModifier, uploadProgress: progress, success: success, failure: failure)
     }
 
     /// `PUT:parameters:headers:success:failure:`.
     @discardableResult
     public func PUT(
-        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil,
         success: (@Sendable (DataTask, (any Sendable)?) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
     ) -> DataTask? {
-        dataTask(method: .PUT, path: path, parameters: parameters, headers: headers, success: success, failure: failure)
+        dataTask(method: .PUT, path: path, parameters: parameters, headers: headers, requestModifier: requestModifier, success: success, failure: failure)
     }
 
     /// `PATCH:parameters:headers:success:failure:`.
     @discardableResult
     public func PATCH(
-        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil,
         success: (@Sendable (DataTask, (any Sendable)?) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
     ) -> DataTask? {
-        dataTask(method: .PATCH, path: path, parameters: parameters, headers: headers, success: success, failure: failure)
+        dataTask(method: .PATCH, path: path, parameters: parameters, headers: headers, requestModifier: requestModifier, success: success, failure: failure)
     }
 
     /// `DELETE:parameters:headers:success:failure:` — parameters go in the query string.
     @discardableResult
     public func DELETE(
-        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil,
         success: (@Sendable (DataTask, (any Sendable)?) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
     ) -> DataTask? {
-        dataTask(method: .DELETE, path: path, parameters: parameters, headers: headers, success: success, failure: failure)
+        dataTask(method: .DELETE, path: path, parameters: parameters, headers: headers, requestModifier: requestModifier, success: success, failure: failure)
     }
 
     /// `POST:parameters:headers:constructingBodyWithBlock:progress:success:failure:` — a
@@ -184,13 +234,13 @@ public final class HTTPSessionManager: Sendable {
     /// then `constructingBody` appends parts. The body streams from disk with an exact length.
     @discardableResult
     public func POST(
-        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(),
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil,
         constructingBodyWith constructingBody: (MultipartFormData) throws -> Void, progress: ProgressHandler? = nil,
         success: (@Sendable (UploadTask, (any Sendable)?) -> Void)?, failure: (@Sendable (UploadTask?, CourierError) -> Void)?
     ) -> UploadTask? {
         let request: Request
         do {
-            request = try multipartRequest(path: path, parameters: parameters, headers: headers, constructingBody: constructingBody)
+            request = try multipartRequest(path: path, parameters: parameters, headers: headers, requestModifier: requestModifier, constructingBody: constructingBody)
         } catch {
             session.completionQueue.async(group: session.completionGroup) { failure?(nil, error) }
             return nil
@@ -210,7 +260,7 @@ public final class HTTPSessionManager: Sendable {
 
     /// AFNetworking's `multipartFormRequestWithMethod:URLString:parameters:constructingBodyWithBlock:`.
     public func multipartRequest(
-        method: HTTPMethod = .POST, path: String, parameters: (any Sendable)?, headers: HTTPFields = HTTPFields(),
+        method: HTTPMethod = .POST, path: String, parameters: (any Sendable)?, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil,
         constructingBody: (MultipartFormData) throws -> Void
     ) throws(CourierError) -> Request {
         var request = try self.request(method: method, path: path, parameters: nil, headers: headers)
@@ -236,6 +286,7 @@ public final class HTTPSessionManager: Sendable {
         }
         request.body = form.makeBody()
         try request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+        try Self.modify(&request, with: requestModifier)
         return request
     }
 }

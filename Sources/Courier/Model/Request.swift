@@ -27,6 +27,15 @@ public struct Request: Sendable {
     /// connection, send, receive, redirect). The task's first request decides: a request a
     /// redirect hook returns does not move the deadline.
     public var totalTimeoutInterval: Double?
+    /// Which redirects this task follows and how many (RFC 9110 §15.4), in place of the
+    /// session's `configuration.client.redirects`; nil: the session's. As for
+    /// ``totalTimeoutInterval``, the task's first request decides.
+    public var redirects: RedirectConfiguration?
+    /// This task's response validation (acceptable status codes and content types, custom
+    /// checks), in place of the serializer's own (``ResponseSerializer/serialize(response:data:validator:)``):
+    /// Alamofire's `validate()` per request. nil: the serializer's. Applies to data and upload
+    /// tasks; the task's first request decides.
+    public var validation: ResponseValidator?
 
     public init(
         url: URL, method: HTTPMethod = .GET, headers: HTTPFields = HTTPFields(), body: RequestBody? = nil,
@@ -38,6 +47,22 @@ public struct Request: Sendable {
         self.body = body
         self.timeoutInterval = timeoutInterval
         self.totalTimeoutInterval = totalTimeoutInterval
+        self.redirects = nil
+        self.validation = nil
+    }
+
+    /// Sends `credential` with this request as `Authorization: Basic …` (RFC 7617 §2),
+    /// replacing any Authorization field: per-request credentials, preemptively, where the
+    /// request serializer's ``HTTPRequestSerializer/setAuthorizationHeader(username:password:)``
+    /// sets them for every request. Like every Authorization field it is sent to the request's
+    /// origin only: a redirect to another origin leaves it behind.
+    ///
+    /// - Throws: ``CourierError`` `.invalidHeader` for credentials Basic cannot carry (a `:` in
+    ///   the user-id, or a control character).
+    public mutating func setBasicAuthorization(_ credential: Credential) throws(CourierError) {
+        let field = try HTTPField.basicAuthorization(credential, proxy: false)
+        headers.remove(name: field.name)
+        headers.append(field)
     }
 
     /// The first value of a header field (case-insensitive name).

@@ -12,8 +12,9 @@ import Synchronization
 /// literal.
 ///
 /// A session uses a table in two places, both needed: ``apply(to:base:)`` gives each `https`
-/// request its host's TLS configuration, and ``evaluator`` (the client's
-/// `serverTrustEvaluator`) judges each new connection by its host's policy. Changes apply to
+/// request its host's TLS configuration, and ``evaluator`` (carried by each of the session's
+/// requests as their `serverTrustEvaluator`, or installed as a client's) judges each new
+/// connection by its host's policy. Changes apply to
 /// connections made afterwards; pooled connections were judged when they were made.
 ///
 /// Thread-safe: the entries live in a `Mutex`, and the evaluator reads them on the event loop

@@ -6,8 +6,11 @@ import FoundationEssentials
 public struct SessionConfiguration: Sendable {
     /// The transport: pool size, connect/TLS timeouts, proxy, base TLS settings, decompression,
     /// event loop threads. Its `redirects` decide which redirects are followed; the session
-    /// follows them itself so that the redirect hook sees each one. Its `serverTrustEvaluator`
-    /// is replaced by the session's security policies.
+    /// follows them itself so that the redirect hook sees each one (a request's own
+    /// ``Request/redirects`` take their place). Its `serverTrustEvaluator` is replaced by the
+    /// session's security policies, which each request carries. A session given a client
+    /// (``SessionManager/init(client:configuration:securityPolicy:completionQueue:completionGroup:)``)
+    /// uses that client's configuration here instead.
     public var client = HTTPClientConfiguration()
     /// Header fields added to every request that does not set them itself.
     public var httpAdditionalHeaders = HTTPFields()

@@ -18,7 +18,7 @@ extension SessionManager {
         with request: Request, serializer: Serializer, uploadProgress: ProgressHandler? = nil,
         downloadProgress: ProgressHandler? = nil, completionHandler: @escaping @Sendable (DataResponse<Serializer.Output>) -> Void
     ) -> DataTask {
-        makeDataTask(request, completion: .serializing(with: serializer, handler: completionHandler),
+        makeDataTask(request, completion: .serializing(with: RequestValidatedSerializer(serializer, for: request), handler: completionHandler),
                      uploadProgress: uploadProgress, downloadProgress: downloadProgress)
     }
 
@@ -88,7 +88,9 @@ extension SessionManager {
         _ request: Request, serializer: Serializer, progress: ProgressHandler?,
         completionHandler: (@Sendable (DataResponse<Serializer.Output>) -> Void)?
     ) -> UploadTask {
-        makeUploadTask(request, completion: .serializing(with: serializer, handler: completionHandler), progress: progress)
+        makeUploadTask(
+            request, completion: .serializing(with: RequestValidatedSerializer(serializer, for: request), handler: completionHandler),
+            progress: progress)
     }
 
     func makeUploadTask(_ request: Request, completion: CompletionRoute, progress: ProgressHandler?) -> UploadTask {

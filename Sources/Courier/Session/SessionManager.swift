@@ -14,9 +14,11 @@ import Synchronization
 /// when one is set.
 ///
 /// Lifetime: running tasks keep their manager alive. ``invalidate(cancelingTasks:)`` ends it:
-/// new tasks fail, existing ones finish (or are cancelled), then the connections are closed and
-/// ``SessionHooks/sessionDidBecomeInvalid`` and ``SessionEvent/sessionInvalidated(_:)`` are
-/// delivered. A manager that is released without being invalidated closes its connections then.
+/// new tasks fail, existing ones finish (or are cancelled), then the connections of a client
+/// the manager created are closed and ``SessionHooks/sessionDidBecomeInvalid`` and
+/// ``SessionEvent/sessionInvalidated(_:)`` are delivered. A manager that is released without
+/// being invalidated closes its own client's connections then. A client the manager was given
+/// (``HTTPClient/shared``, say) is never shut down by it.
 public final class SessionManager: Sendable {
     public let configuration: SessionConfiguration
     /// Where hooks, progress and completions run.
@@ -26,7 +28,14 @@ public final class SessionManager: Sendable {
     /// Pinning and trust settings, per host. Changes apply to new connections.
     public let securityPolicies: SecurityPolicyTable
 
-    let client: HTTPClient
+    /// The transport: the manager's own, or one it shares (``init(client:configuration:securityPolicy:completionQueue:completionGroup:)``).
+    public let client: HTTPClient
+    /// Whether the manager created ``client`` (and so shuts it down when invalidated).
+    let ownsClient: Bool
+    /// ``securityPolicies`` as the evaluator every `https` request of this manager carries: one
+    /// object for the manager's lifetime, so its requests share connections with each other and
+    /// with no other manager's.
+    let trustEvaluator: SharedServerTrustEvaluator
     let serializationQueue = DispatchQueue(label: "courier.serialization", attributes: .concurrent)
     let eventHub = EventHub()
     private let conversion: RequestConversion
@@ -50,20 +59,57 @@ public final class SessionManager: Sendable {
     ///   - completionQueue: defaults to a serial queue owned by the manager (servers have no
     ///     main run loop, so AFNetworking's main-queue default does not apply).
     ///   - completionGroup: a group every completion runs in.
-    public init(
+    public convenience init(
         configuration: SessionConfiguration = .default, securityPolicy: SecurityPolicy = .default,
         completionQueue: DispatchQueue? = nil, completionGroup: DispatchGroup? = nil
     ) throws(CourierError) {
+        let policies = SecurityPolicyTable(default: securityPolicy)
+        var clientConfiguration = configuration.client
+        // The session's policies travel with each request (``convert(_:sameOriginAs:deadline:phase:)``);
+        // as the client's default too, they also judge requests made on ``client`` directly.
+        clientConfiguration.serverTrustEvaluator = policies.evaluator
+        let client: HTTPClient
+        do { client = try HTTPClient(configuration: clientConfiguration) } catch {
+            throw CourierError(.transport, phase: .connect, underlying: error, detail: "could not start the event loops: \(error)")
+        }
+        self.init(
+            client: client, ownsClient: true, configuration: configuration, securityPolicies: policies,
+            completionQueue: completionQueue, completionGroup: completionGroup)
+    }
+
+    /// Creates a session on an existing client: its event loops and connection pool, shared
+    /// with every other manager and caller of that client (``HTTPClient/shared`` for the common
+    /// case). Requests of managers on one client reuse each other's connections, except over
+    /// `https`, where each manager's connections are judged by its own ``securityPolicies``
+    /// and kept apart from other managers' (the client's pool key includes the trust evaluator).
+    ///
+    /// The manager does not own the client: ``invalidate(cancelingTasks:)`` ends this manager's
+    /// tasks and never shuts the client down (its owner does). The transport settings of
+    /// `configuration.client` do not apply, as the client has its own: `configuration` gives
+    /// the session's settings (additional headers, resource timeout, body limits, cache…).
+    public convenience init(
+        client: HTTPClient, configuration: SessionConfiguration = .default, securityPolicy: SecurityPolicy = .default,
+        completionQueue: DispatchQueue? = nil, completionGroup: DispatchGroup? = nil
+    ) {
+        var configuration = configuration
+        configuration.client = client.configuration
+        self.init(
+            client: client, ownsClient: false, configuration: configuration,
+            securityPolicies: SecurityPolicyTable(default: securityPolicy),
+            completionQueue: completionQueue, completionGroup: completionGroup)
+    }
+
+    private init(
+        client: HTTPClient, ownsClient: Bool, configuration: SessionConfiguration, securityPolicies policies: SecurityPolicyTable,
+        completionQueue: DispatchQueue?, completionGroup: DispatchGroup?
+    ) {
         self.configuration = configuration
         self.completionQueue = completionQueue ?? DispatchQueue(label: "courier.session.completion")
         self.completionGroup = completionGroup
-        let policies = SecurityPolicyTable(default: securityPolicy)
         self.securityPolicies = policies
-        var clientConfiguration = configuration.client
-        clientConfiguration.serverTrustEvaluator = policies.evaluator
-        do { self.client = try HTTPClient(configuration: clientConfiguration) } catch {
-            throw CourierError(.transport, phase: .connect, underlying: error, detail: "could not start the event loops: \(error)")
-        }
+        self.trustEvaluator = SharedServerTrustEvaluator(policies.evaluator)
+        self.client = client
+        self.ownsClient = ownsClient
         self.conversion = RequestConversion(
             additionalHeaders: configuration.httpAdditionalHeaders)
     }
@@ -71,7 +117,7 @@ public final class SessionManager: Sendable {
     deinit {
         let (done, client) = (state.withLock { $0.invalidationDone }, self.client)
         // Not on the caller's thread: the last reference may be dropped on an event loop.
-        if !done { DispatchQueue.global().async { client.shutdown() } }
+        if !done, ownsClient { DispatchQueue.global().async { client.shutdown() } }
     }
 
     // MARK: Hooks and events
@@ -123,7 +169,8 @@ public final class SessionManager: Sendable {
         state.withLock { $0.tasks[identifier]?.task }
     }
 
-    /// Connections open in the pool (idle or busy).
+    /// Connections open in the client's pool (idle or busy), every manager on a shared client
+    /// counted.
     public var openConnectionCount: Int { client.openConnectionCount }
 
     /// Lists a new task, unless the session is invalidated (such a task fails when resumed and
@@ -166,6 +213,7 @@ public final class SessionManager: Sendable {
         do { try securityPolicies.apply(to: &converted, base: configuration.client.tls) } catch {
             throw error.with(response: nil, body: nil, failingURL: request.url)
         }
+        if converted.url.scheme == .https { converted.serverTrustEvaluator = trustEvaluator }
         return converted
     }
 
@@ -234,8 +282,10 @@ public final class SessionManager: Sendable {
     /// Ends the session (`invalidateSessionCancelingTasks:resetSession:`). New tasks fail with
     /// ``CourierError/Code/sessionInvalidated``. With `cancelingTasks`, running tasks are
     /// cancelled; otherwise they run to completion (tasks never resumed are cancelled either way,
-    /// as nothing would ever finish them). When the last completion has run, the connections are
-    /// closed and `sessionDidBecomeInvalid` and the `sessionInvalidated` event follow.
+    /// as nothing would ever finish them). When the last completion has run, the connections of
+    /// a client the manager created are closed (a client it was given stays up, with its
+    /// connections, for its other users) and `sessionDidBecomeInvalid` and the
+    /// `sessionInvalidated` event follow.
     public func invalidate(cancelingTasks: Bool) {
         let tasks = state.withLock { state -> [SessionTask]? in
             guard !state.invalidated else { return nil }
@@ -257,10 +307,10 @@ public final class SessionManager: Sendable {
             return true
         }
         guard done else { return }
-        let client = self.client
+        let client = ownsClient ? self.client : nil
         // `shutdown()` waits for the loops: never on a loop thread or the completion queue.
         DispatchQueue.global().async { [self] in
-            client.shutdown()
+            client?.shutdown()
             completionQueue.async { [self] in
                 hooks.sessionDidBecomeInvalid?(nil)
                 eventHub.publish(.sessionInvalidated(nil), last: true)

@@ -80,6 +80,8 @@ extension SessionTask {
         do {
             converted = try manager.convert(request, sameOriginAs: originalRequest.url, deadline: deadline, phase: redirected ? .redirect : .connect)
             converted.redirectHandler = redirectHandler()
+            // The task's first request says which redirects it follows (nil: the client's).
+            converted.redirects = originalRequest.redirects
         } catch {
             run(core.withLock { $0.machine.preparationFailed(error) })
             return

@@ -3,6 +3,7 @@ import CourierHTTP1
 import CourierPosix
 import CourierTLS
 import Dispatch
+import Synchronization
 
 /// An HTTP/1.1 client: a pool of keep-alive connections over its own event loops.
 ///
@@ -15,6 +16,8 @@ public final class HTTPClient: Sendable {
     /// Requests that have not made their final delegate call yet (shutdown waits for them).
     let requests = RequestTracker()
     private let ownsGroup: Bool
+    /// Whether this is ``shared`` (whose ``shutdown()`` does nothing).
+    private let isShared: Bool
 
     /// A client with its own event loop group.
     public convenience init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws(PosixError) {
@@ -27,12 +30,34 @@ public final class HTTPClient: Sendable {
         self.init(configuration: configuration, eventLoopGroup: eventLoopGroup, ownsGroup: false)
     }
 
-    private init(configuration: HTTPClientConfiguration, eventLoopGroup: EventLoopGroup, ownsGroup: Bool) {
+    private init(configuration: HTTPClientConfiguration, eventLoopGroup: EventLoopGroup, ownsGroup: Bool, isShared: Bool = false) {
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
         self.ownsGroup = ownsGroup
+        self.isShared = isShared
         self.pool = ConnectionPool(group: eventLoopGroup, resolver: Resolver(), configuration: configuration)
     }
+
+    /// The process-wide client for the common case: default configuration, one event loop per
+    /// core, created on first use and never shut down (``shutdown()`` on it does nothing), so
+    /// that every session manager and caller that uses it shares its loops and connections.
+    /// Managers given it do not own it: invalidating one ends only that manager's tasks.
+    ///
+    /// - Throws: the `PosixError` of creating its event loops (epoll, eventfd or thread
+    ///   creation failed); the next use tries again.
+    public static var shared: HTTPClient {
+        get throws(PosixError) {
+            try sharedClient.withLock { client throws(PosixError) in
+                if let client { return client }
+                let group = try EventLoopGroup(numberOfThreads: EventLoopGroup.coreCount)
+                let created = HTTPClient(configuration: HTTPClientConfiguration(), eventLoopGroup: group, ownsGroup: true, isShared: true)
+                client = created
+                return created
+            }
+        }
+    }
+
+    private static let sharedClient = Mutex<HTTPClient?>(nil)
 
     /// Starts `request`; `delegate` hears about its progress on an event loop.
     ///
@@ -64,9 +89,11 @@ public final class HTTPClient: Sendable {
     /// every connection is closed; then, if the client created its event loops, it stops them.
     ///
     /// It may be called more than once and from several threads. It blocks: it must not be
-    /// called on one of the client's loops (use ``shutdown()-async`` from `async` code).
+    /// called on one of the client's loops (use ``shutdown()-async`` from `async` code). Does
+    /// nothing on ``shared``, which lives as long as the process.
     public func shutdown() {
         precondition(eventLoopGroup.currentLoop == nil, "shutdown() waits for the loops: call it from another thread")
+        guard !isShared else { return }
         let done = DispatchSemaphore(value: 0)
         drain { done.signal() }
         done.wait()
@@ -76,6 +103,7 @@ public final class HTTPClient: Sendable {
     /// ``shutdown()`` for `async` callers: the same guarantees, without blocking a thread of
     /// the cooperative pool while requests end.
     public func shutdown() async {
+        guard !isShared else { return }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in drain { done.resume() } }
         guard ownsGroup else { return }
         // Stopping the loops joins their threads: done on a thread of its own.

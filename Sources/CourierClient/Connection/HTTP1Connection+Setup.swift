@@ -190,7 +190,8 @@ extension HTTP1Connection {
             if state == .complete {
                 establishment.tlsEnd = .now()
                 establishment.tlsInfo = tls.connectionInfo
-                if let evaluator = configuration.serverTrustEvaluator {
+                // The evaluator the key names (the requests' own), else the client's.
+                if let evaluator = key.trustEvaluator?.evaluate ?? configuration.serverTrustEvaluator {
                     // Fail closed: an evaluator that cannot see the connection cannot accept it.
                     guard let info = tls.connectionInfo else {
                         setupFailed(ClientError(.serverTrustRejected, detail: "no TLS connection information for \(key.origin.host)"))

@@ -189,10 +189,11 @@ public final class HTTPClientTask: @unchecked Sendable {
             end(failure: ClientError(.invalidRequest, phase: .proxy, cause: error, detail: error.description))
             return
         }
-        // The request's own TLS settings (if any) are part of the key: connections made with
-        // different trust settings are never shared.
-        let tls = request.url.scheme == .https ? (request.tls ?? client.configuration.tls) : nil
-        let key = PoolKey(origin: request.url.origin, tls: tls, proxy: proxy)
+        // The request's own TLS settings and trust evaluator (if any) are part of the key:
+        // connections made with different trust settings are never shared.
+        let https = request.url.scheme == .https
+        let tls = https ? (request.tls ?? client.configuration.tls) : nil
+        let key = PoolKey(origin: request.url.origin, tls: tls, trustEvaluator: https ? request.serverTrustEvaluator : nil, proxy: proxy)
         let proceed = shared.withLock { shared -> Bool in
             if shared.cancelled { return false }
             shared.location = .waiting(key)

@@ -1,12 +1,23 @@
 import CourierTLS
 
 /// What makes two requests able to share a connection: scheme, host, port, the TLS
-/// configuration and the proxy (RFC 9112 §9.3 leaves reuse to the client; these are the
-/// properties that change what is on the other end of the socket or how it is secured).
+/// configuration, the trust evaluator and the proxy (RFC 9112 §9.3 leaves reuse to the client;
+/// these are the properties that change what is on the other end of the socket or how it is
+/// secured).
 struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     let origin: HTTPOrigin
     let tls: TLSConfiguration?
+    /// The request's own evaluator (`https` only), compared by identity: a connection accepted
+    /// by one evaluator is never reused for a request judged by another. nil: the client's.
+    let trustEvaluator: SharedServerTrustEvaluator?
     let proxy: ProxyServer?
+
+    init(origin: HTTPOrigin, tls: TLSConfiguration?, trustEvaluator: SharedServerTrustEvaluator? = nil, proxy: ProxyServer?) {
+        self.origin = origin
+        self.tls = tls
+        self.trustEvaluator = trustEvaluator
+        self.proxy = proxy
+    }
 
     var description: String {
         "\(origin)" + (proxy.map { " via \($0.host):\($0.port)" } ?? "")

@@ -28,8 +28,15 @@ public struct HTTPClientRequest: Sendable {
     /// never used for a request with another. It applies to every `https` hop of the request's
     /// redirect chain, including hops to another origin; a caller that needs different settings
     /// per origin (a per-host pinning policy) follows redirects itself or refuses cross-origin
-    /// ones. The client's ``HTTPClientConfiguration/serverTrustEvaluator`` still runs.
+    /// ones. The trust evaluator (``serverTrustEvaluator``, else the client's) still runs.
     public var tls: TLSConfiguration?
+    /// Judges the server of every `https` connection this request uses, in place of the
+    /// client's ``HTTPClientConfiguration/serverTrustEvaluator`` (which stays the default for
+    /// requests without one). For several owners of policies on one client (session managers
+    /// sharing it): each request carries its owner's evaluator. It is part of the pool key, by
+    /// identity, so a connection judged by one evaluator is never handed to a request that names
+    /// another (or none). Like ``tls`` it applies to every `https` hop of the redirect chain.
+    public var serverTrustEvaluator: SharedServerTrustEvaluator?
 
     public init(
         method: HTTPMethod = .GET, url: HTTPURL, headers: HTTPFields = HTTPFields(),
@@ -44,6 +51,7 @@ public struct HTTPClientRequest: Sendable {
         self.redirects = nil
         self.redirectHandler = nil
         self.tls = nil
+        self.serverTrustEvaluator = nil
     }
 
     /// Parses `url` (RFC 3986) and builds a request.

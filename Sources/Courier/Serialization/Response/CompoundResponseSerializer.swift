@@ -10,16 +10,15 @@ import FoundationEssentials
 /// - When none wins, AFNetworking does not report any of their errors: it falls back to its own
 ///   `AFHTTPResponseSerializer` behaviour, validating the response with the compound's own
 ///   acceptable status codes and returning the raw data. Here: the compound validates with its
-///   own ``acceptableStatusCodes`` and ``acceptableContentTypes`` (that error is thrown, as in
+///   own ``validator`` (its acceptable status codes and content types; that error is thrown, as in
 ///   AFNetworking), then returns ``fallback``'s value when one is set (``withDataFallback(_:)``
 ///   is AFNetworking's raw-data fallback); without a fallback it returns the nil a serializer
 ///   produced, if any, and otherwise throws the **last** serializer's error, since a typed
 ///   output has no raw-data form.
-public struct CompoundResponseSerializer<Output: Sendable>: ResponseSerializer {
+public struct CompoundResponseSerializer<Output: Sendable>: ValidatingResponseSerializer {
     public var serializers: [any ResponseSerializer<Output>]
     /// The compound's own validation, used only when no serializer wins (200–299, any type).
-    public var acceptableStatusCodes: Set<Int>
-    public var acceptableContentTypes: Set<String>?
+    public var validator: ResponseValidator
     /// What to return when no serializer wins and the compound's validation passes.
     public var fallback: (@Sendable (Response, Data?) throws(CourierError) -> Output)?
 
@@ -29,17 +28,34 @@ public struct CompoundResponseSerializer<Output: Sendable>: ResponseSerializer {
         fallback: (@Sendable (Response, Data?) throws(CourierError) -> Output)? = nil
     ) {
         self.serializers = serializers
-        self.acceptableStatusCodes = acceptableStatusCodes
-        self.acceptableContentTypes = acceptableContentTypes
+        self.validator = ResponseValidator(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
         self.fallback = fallback
     }
 
+    /// Each member serializer validates with its own validator; the compound's ``validator``
+    /// applies only when none wins.
     public func serialize(response: Response, data: Data?) throws(CourierError) -> Output {
+        try serialize(response: response, data: data, memberValidator: nil, validator: validator)
+    }
+
+    /// With a request's validator, every member serializer and the compound's own fallback
+    /// validation use it in place of their own.
+    public func serialize(response: Response, data: Data?, validator: ResponseValidator) throws(CourierError) -> Output {
+        try serialize(response: response, data: data, memberValidator: validator, validator: validator)
+    }
+
+    private func serialize(
+        response: Response, data: Data?, memberValidator: ResponseValidator?, validator: ResponseValidator
+    ) throws(CourierError) -> Output {
         var lastError: CourierError?
         var nilResult: Output?
         for serializer in serializers {
             do {
-                let value = try serializer.serialize(response: response, data: data)
+                let value = if let memberValidator {
+                    try serializer.serialize(response: response, data: data, validator: memberValidator)
+                } else {
+                    try serializer.serialize(response: response, data: data)
+                }
                 if isNil(value) {
                     if nilResult == nil { nilResult = value }
                     continue
@@ -49,8 +65,7 @@ public struct CompoundResponseSerializer<Output: Sendable>: ResponseSerializer {
                 lastError = error
             }
         }
-        try HTTPResponseSerializer(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
-            .validate(response: response, data: data)
+        try validator.validate(response: response, data: data)
         if let fallback { return try fallback(response, data) }
         if let nilResult { return nilResult }
         throw lastError

@@ -37,11 +37,10 @@ enum EmptyBody {
     /// (`.undecodedContentCoding`), apply the empty-body rule, then `decode`, whose error
     /// becomes `.responseSerializationFailed` ("the body \(failure)").
     static func decodeValidated<T>(
-        _: T.Type, response: Response, data: Data?, acceptableStatusCodes: Set<Int>, acceptableContentTypes: Set<String>?,
+        _: T.Type, response: Response, data: Data?, validator: ResponseValidator,
         emptyResponseCodes: Set<Int>, failure: String, decode: (Data) throws -> T
     ) throws(CourierError) -> T {
-        try HTTPResponseSerializer(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
-            .validate(response: response, data: data)
+        try validator.validate(response: response, data: data)
         try HTTPResponseSerializer.requireDecodedBody(response: response, data: data)
         guard let data, !data.isEmpty else {
             return try value(T.self, response: response, data: data, emptyResponseCodes: emptyResponseCodes)

@@ -10,10 +10,9 @@ import FoundationEssentials
 /// Unlike AFNetworking, which parses the body of a response with an unacceptable status and
 /// returns the object together with the error, a failed validation throws at once; the error
 /// carries the body (``CourierError/bodyPrefix``) for callers that want to decode it.
-public struct JSONResponseSerializer: ResponseSerializer {
-    public var acceptableStatusCodes: Set<Int>
-    /// `application/json`, `text/json`, `text/javascript` by default.
-    public var acceptableContentTypes: Set<String>?
+public struct JSONResponseSerializer: ValidatingResponseSerializer {
+    /// 200–299; `application/json`, `text/json`, `text/javascript` by default.
+    public var validator: ResponseValidator
     /// Removes `null` object members and array elements at every depth
     /// (``JSONValue/removingKeysWithNullValues()``). Off by default.
     public var removesKeysWithNullValues: Bool
@@ -24,19 +23,17 @@ public struct JSONResponseSerializer: ResponseSerializer {
         acceptableStatusCodes: Set<Int> = Set(200...299), acceptableContentTypes: Set<String>? = defaultContentTypes,
         removesKeysWithNullValues: Bool = false
     ) {
-        self.acceptableStatusCodes = acceptableStatusCodes
-        self.acceptableContentTypes = acceptableContentTypes
+        self.validator = ResponseValidator(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
         self.removesKeysWithNullValues = removesKeysWithNullValues
     }
 
-    /// - Throws: the validation errors of ``HTTPResponseSerializer/validate(response:data:)``;
+    /// - Throws: the validation errors of ``ResponseValidator/validate(response:data:)``;
     ///   `.undecodedContentCoding` for a body still content-coded
     ///   (``HTTPResponseSerializer/requireDecodedBody(response:data:)``);
     ///   `.responseSerializationFailed` with the `DecodingError` as underlying error for a body
     ///   that is not JSON.
-    public func serialize(response: Response, data: Data?) throws(CourierError) -> JSONValue? {
-        try HTTPResponseSerializer(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
-            .validate(response: response, data: data)
+    public func serialize(response: Response, data: Data?, validator: ResponseValidator) throws(CourierError) -> JSONValue? {
+        try validator.validate(response: response, data: data)
         try HTTPResponseSerializer.requireDecodedBody(response: response, data: data)
         guard let data, !data.isEmpty, data != Data(" ".utf8) else { return nil }
         let value: JSONValue

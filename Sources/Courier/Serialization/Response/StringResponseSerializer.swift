@@ -6,9 +6,9 @@ import FoundationEssentials
 /// Without a charset, ``defaultEncoding`` applies: UTF-8 by default. RFC 2616 §3.7.1's
 /// ISO-8859-1 default for `text/*` was removed by RFC 7231 (Appendix B), JSON is UTF-8 by
 /// RFC 8259 §8.1, and UTF-8 is what servers send today. An absent or empty body gives "".
-public struct StringResponseSerializer: ResponseSerializer {
-    public var acceptableStatusCodes: Set<Int>
-    public var acceptableContentTypes: Set<String>?
+public struct StringResponseSerializer: ValidatingResponseSerializer {
+    /// 200–299 and any content type by default.
+    public var validator: ResponseValidator
     /// Used when Content-Type has no charset parameter.
     public var defaultEncoding: TextEncoding
 
@@ -16,8 +16,7 @@ public struct StringResponseSerializer: ResponseSerializer {
         acceptableStatusCodes: Set<Int> = Set(200...299), acceptableContentTypes: Set<String>? = nil,
         defaultEncoding: TextEncoding = .utf8
     ) {
-        self.acceptableStatusCodes = acceptableStatusCodes
-        self.acceptableContentTypes = acceptableContentTypes
+        self.validator = ResponseValidator(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
         self.defaultEncoding = defaultEncoding
     }
 
@@ -25,9 +24,8 @@ public struct StringResponseSerializer: ResponseSerializer {
     ///   content-coded (``HTTPResponseSerializer/requireDecodedBody(response:data:)``);
     ///   `.responseSerializationFailed` for a charset this serializer does not know or bytes that
     ///   are invalid in the charset.
-    public func serialize(response: Response, data: Data?) throws(CourierError) -> String {
-        try HTTPResponseSerializer(acceptableStatusCodes: acceptableStatusCodes, acceptableContentTypes: acceptableContentTypes)
-            .validate(response: response, data: data)
+    public func serialize(response: Response, data: Data?, validator: ResponseValidator) throws(CourierError) -> String {
+        try validator.validate(response: response, data: data)
         try HTTPResponseSerializer.requireDecodedBody(response: response, data: data)
         let encoding: TextEncoding
         if let charset = response.textEncodingName {
