@@ -29,3 +29,21 @@ extension CourierError {
         return CourierError(code, phase: phase, underlying: error, failingURL: url, detail: error.detail ?? error.code.name)
     }
 }
+
+extension CourierError {
+    /// A transport failure as the session reports it for a request to `url`: a redirect the
+    /// configuration refused (with the refused 3xx as the response), a failure of one of this
+    /// layer's own body streams (its own error), a trust failure judged by the security policy,
+    /// or the transport error as it is (``transport(_:url:)``).
+    static func session(from error: ClientError, url: URL) -> CourierError {
+        if error.phase == .redirect, let refused = error.responseHead, let redirectError = error.cause as? RedirectError {
+            let response = Response(url: url, statusCode: refused.status, headers: refused.headers)
+            return CourierError(.redirectRefused, underlying: redirectError, response: response, failingURL: url, detail: redirectError.description)
+        }
+        if let own = error.cause as? CourierError {
+            return CourierError(own.code, phase: .send, underlying: error, failingURL: url, detail: own.detail)
+        }
+        return SecurityPolicy.courierError(from: error, host: url.host())?.with(response: nil, body: nil, failingURL: url)
+            ?? CourierError.transport(error, url: url)
+    }
+}

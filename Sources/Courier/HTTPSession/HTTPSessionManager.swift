@@ -146,14 +146,32 @@ public final class HTTPSessionManager: Sendable {
 
     // MARK: Tasks with closures
 
-    /// Runs `method` on `path` (AFNetworking's `dataTaskWithHTTPMethod:…`). When the request
-    /// cannot be built, `failure` is called on the completion queue with a nil task and nil is
-    /// returned.
+    /// Runs `method` on `path` (AFNetworking's `dataTaskWithHTTPMethod:…`) with the manager's
+    /// ``responseSerializer``. When the request cannot be built, `failure` is called on the
+    /// completion queue with a nil task and nil is returned.
     @discardableResult
     public func dataTask(
         method: HTTPMethod, path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil,
         uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
         success: (@Sendable (DataTask, (any Sendable)?) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
+    ) -> DataTask? {
+        var typed: (@Sendable (DataTask, any Sendable) -> Void)?
+        if let success { typed = { task, value in success(task, value) } }
+        return dataTask(
+            method: method, path: path, parameters: parameters, headers: headers, requestModifier: requestModifier,
+            serializer: responseSerializer, uploadProgress: uploadProgress, downloadProgress: downloadProgress,
+            success: typed, failure: failure)
+    }
+
+    /// Runs `method` on `path` and hands `success` the value `serializer` makes, typed: no cast
+    /// from `any Sendable` (Alamofire's `responseDecodable(of:)` shape, with AFNetworking's
+    /// success and failure closures). When the request cannot be built, `failure` is called on
+    /// the completion queue with a nil task and nil is returned.
+    @discardableResult
+    public func dataTask<Serializer: ResponseSerializer>(
+        method: HTTPMethod, path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil,
+        serializer: Serializer, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil,
+        success: (@Sendable (DataTask, Serializer.Output) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
     ) -> DataTask? {
         let request: Request
         do { request = try self.request(method: method, path: path, parameters: parameters, headers: headers, requestModifier: requestModifier) } catch {
@@ -162,7 +180,7 @@ public final class HTTPSessionManager: Sendable {
         }
         let box = TaskBox<DataTask>()
         let task = session.dataTask(
-            with: request, serializer: responseSerializer, uploadProgress: uploadProgress, downloadProgress: downloadProgress
+            with: request, serializer: serializer, uploadProgress: uploadProgress, downloadProgress: downloadProgress
         ) { response in
             guard let task = box.task else { return }
             switch response.result {
@@ -173,6 +191,18 @@ public final class HTTPSessionManager: Sendable {
         box.task = task
         task.resume()
         return task
+    }
+
+    /// `GET` decoding the body as `type` (RFC 8259 JSON) for a typed `success`.
+    @discardableResult
+    public func GET<Value: Decodable & Sendable>(
+        _ path: String, parameters: (any Sendable)? = nil, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil,
+        as type: Value.Type, progress: ProgressHandler? = nil,
+        success: (@Sendable (DataTask, Value) -> Void)?, failure: (@Sendable (DataTask?, CourierError) -> Void)?
+    ) -> DataTask? {
+        dataTask(
+            method: .GET, path: path, parameters: parameters, headers: headers, requestModifier: requestModifier,
+            serializer: DecodableResponseSerializer<Value>(), downloadProgress: progress, success: success, failure: failure)
     }
 
     /// `GET:parameters:headers:progress:success:failure:` — parameters go in the query string.

@@ -147,19 +147,7 @@ extension SessionTask {
 
     func transportFailed(_ error: ClientError, metrics: HTTPClientMetrics, attempt: Int) {
         let url = core.withLock { $0.machine.currentRequest.url }
-        let mapped: CourierError
-        if error.phase == .redirect, let refused = error.responseHead, let redirectError = error.cause as? RedirectError {
-            // A redirect the configuration refuses (too many, a loop, a downgrade): the 3xx is the
-            // response the error is about.
-            let response = Response(url: url, statusCode: refused.status, headers: refused.headers)
-            mapped = CourierError(.redirectRefused, underlying: redirectError, response: response, failingURL: url, detail: redirectError.description)
-        } else if let own = error.cause as? CourierError {
-            // A body stream of this layer (multipart) failed: its own error says what and where.
-            mapped = CourierError(own.code, phase: .send, underlying: error, failingURL: url, detail: own.detail)
-        } else {
-            mapped = SecurityPolicy.courierError(from: error, host: url.host())?.with(response: nil, body: nil, failingURL: url)
-                ?? CourierError.transport(error, url: url)
-        }
+        let mapped = CourierError.session(from: error, url: url)
         run(core.withLock { $0.machine.transportFailed(mapped, metrics: metrics, attempt: attempt) })
     }
 
