@@ -74,16 +74,19 @@ WORKLOADS = {
                unit="req/s", title="small GETs, 256 concurrent", wrk=256),
 }
 
-SWIFT_DRIVERS = {"courier": "CourierBench", "courier-poll": "CourierBench", "courier-session": "CourierSessionBench", "ahc": "AHCBench",
+SWIFT_DRIVERS = {"courier": "CourierBench", "courier-poll": "CourierBench", "courier-session": "CourierSessionBench",
+                 "courier-async": "CourierSessionBench", "ahc": "AHCBench",
                  "urlsession": "URLSessionBench"}
 CLIENT_NAMES = {"courier": "Courier", "courier-poll": "Courier, busy poll 200 µs",
-                "courier-session": "Courier SessionManager", "ahc": "AHC",
+                "courier-session": "Courier SessionManager", "courier-async": "Courier async GET", "ahc": "AHC",
                 "urlsession": "URLSession", "curl": "curl", "wrk": "wrk"}
 # courier-poll: the same driver with the event loop polling 200 µs before it sleeps
 # (HTTPClientConfiguration.busyPoll, off by default). Run for W1 only, where latency decides.
 # courier-session: data tasks through the AFNetworking layer (SessionManager) instead of the
 # transport's delegate API; small-request workloads only (data tasks keep bodies in memory).
-ALL_CLIENTS = ["courier", "courier-poll", "courier-session", "ahc", "urlsession", "curl", "wrk"]
+# courier-async: the same driver awaiting HTTPSessionManager's async GET in one Swift task per
+# connection (COURIER_SESSION_MODE=async); small-request workloads only.
+ALL_CLIENTS = ["courier", "courier-poll", "courier-session", "courier-async", "ahc", "urlsession", "curl", "wrk"]
 SESSION_WORKLOADS = ("W1", "W2", "W6")
 BUSY_POLL_MICROSECONDS = "200"
 
@@ -350,7 +353,7 @@ class Runner:
     def applies(self, client, workload):
         if client == "courier-poll":
             return workload == "W1"
-        if client == "courier-session":
+        if client in ("courier-session", "courier-async"):
             return workload in SESSION_WORKLOADS
         return client != "wrk" or WORKLOADS[workload]["wrk"] is not None
 
@@ -376,6 +379,8 @@ class Runner:
                     argv += ["--ca", self.nginx.ca_file]
             if client == "courier-poll":
                 return argv, "driver", dict(os.environ, COURIER_BUSY_POLL_US=BUSY_POLL_MICROSECONDS)
+            if client == "courier-async":
+                return argv, "driver", dict(os.environ, COURIER_SESSION_MODE="async")
             return argv, "driver", None
         if client == "curl":
             config = self.curl_config(url, self.requests_for(client, workload))

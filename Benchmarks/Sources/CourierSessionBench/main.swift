@@ -75,6 +75,13 @@ final class Worker: @unchecked Sendable {
     }
 }
 
+if let mode = getenv("COURIER_SESSION_MODE"), String(cString: mode) == "async" {
+    // `courier-async`: each worker is a Swift task awaiting `HTTPSessionManager.send` in a loop.
+    let report = runAsyncWorkers(configuration: configuration, url: url, options: options)
+    print(report.json)
+    exit(0)
+}
+
 let workers = (0..<options.concurrency).map { Worker(requests: options.share(ofWorker: $0)) }
 let start = DispatchTime.now()
 for worker in workers { worker.start() }
