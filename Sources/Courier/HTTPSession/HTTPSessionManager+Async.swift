@@ -73,34 +73,12 @@ extension HTTPSessionManager {
         }
     }
 
-    /// Creates a task with `make`, resumes it, and waits for its completion; cancelling the
-    /// Swift task cancels it.
-    /// Runs a task for an `async` caller: the task's outcome is handed to this Swift task when
-    /// nothing needs the completion queue (one thread hop from the event loop), and serialized
-    /// here; otherwise it comes through the queues already serialized, after the hooks ran.
-    /// Cancelling the Swift task cancels the task.
+    /// Runs a task for an `async` caller (``SessionManager/awaitResponse(_:_:)``) and returns
+    /// its value and response, or throws its error.
     func run<Serializer: ResponseSerializer, Task: SessionTask>(
         _ serializer: Serializer, _ make: (CompletionRoute) -> Task
     ) async throws(CourierError) -> Reply<Serializer.Output> {
-        let box = CancellationBox()
-        let arrival: AsyncArrival<Serializer.Output> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                // A task's completion takes exactly one of the two routes.
-                let completion = CompletionRoute.serializing(
-                    with: serializer, handler: { continuation.resume(returning: .serialized($0)) },
-                    handOff: { continuation.resume(returning: .raw($0)) })
-                let task = make(completion)
-                box.set(task)
-                task.resume()
-            }
-        } onCancel: {
-            box.cancel()
-        }
-        let response: DataResponse<Serializer.Output>
-        switch arrival {
-        case .raw(let raw): response = raw.dataResponse(serializedBy: serializer)
-        case .serialized(let serialized): response = serialized
-        }
+        let response = await session.awaitResponse(serializer, make)
         switch response.result {
         case .success(let value):
             guard let head = response.response else { throw CourierError(.noResponse, failingURL: response.request.url) }
