@@ -80,7 +80,7 @@ enum TaskPayload: Sendable {
     case file(URL)
 }
 
-/// Everything a task produced, handed to its finisher off the event loops.
+/// Everything a task produced, handed to its completion route (``CompletionRoute``).
 struct RawOutcome: Sendable {
     var request: Request
     var response: Response?
