@@ -81,10 +81,11 @@ struct RedirectHold<Next> {
         case .deciding(var held, let trailers, _):
             // Reading stops after this part; should one more arrive first, it is kept too
             // (appended), never dropped.
-            if held == nil {
-                held = part
+            if var kept = held {
+                kept.writeBuffer(part)
+                held = kept
             } else {
-                held!.writeBuffer(part)
+                held = part
             }
             state = .deciding(held: held, trailers: trailers, paused: true)
             return .holdAndPause

@@ -402,8 +402,11 @@ extension TaskStateMachine {
         case .deciding(let held):
             // The transport stops after this `.pause`; should one more part come first, it is
             // kept too (appended), never dropped.
-            var kept = held ?? ByteBuffer()
-            if held == nil { kept = part } else { kept.writeBuffer(part) }
+            var kept = part
+            if var earlier = held {
+                earlier.writeBuffer(part)
+                kept = earlier
+            }
             attempt.step = .deciding(held: kept)
             attempt.transportPaused = true
             phase = .running(attempt)
