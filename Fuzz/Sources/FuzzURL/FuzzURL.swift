@@ -208,7 +208,7 @@ private func checkAccepted(_ url: HTTPURL, _ context: @autoclosure () -> String)
 }
 
 /// What the client builds from `url` before sending: the request head in origin form with Host
-/// (HTTPClientTask.makeHead), the absolute form for a forward proxy (http only), and the CONNECT
+/// (HTTPRequestExecution.makeHead), the absolute form for a forward proxy (http only), and the CONNECT
 /// request for a tunnel (https through a proxy). Each must encode, and parse back to the same
 /// target, Host and method.
 private func checkEncodable(

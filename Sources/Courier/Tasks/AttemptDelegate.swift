@@ -13,27 +13,27 @@ final class AttemptDelegate: HTTPClientResponseDelegate {
         self.attempt = attempt
     }
 
-    func didSendRequestBody(_ client: HTTPClientTask, total: Int64) {
+    func didSendRequestBody(_ client: HTTPRequestExecution, total: Int64) {
         task.sentBody(total: total, attempt: attempt)
     }
 
-    func didRedirect(_ client: HTTPClientTask, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics) {
+    func didRedirect(_ client: HTTPRequestExecution, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics) {
         task.redirected(to: next, metrics: metrics, attempt: attempt, transport: client)
     }
 
-    func didReceiveHead(_ client: HTTPClientTask, _ head: HTTPClientResponseHead) {
+    func didReceiveHead(_ client: HTTPRequestExecution, _ head: HTTPClientResponseHead) {
         task.receivedHead(head, attempt: attempt, transport: client)
     }
 
-    func didReceiveBodyPart(_ client: HTTPClientTask, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+    func didReceiveBodyPart(_ client: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
         task.receivedBody(part, attempt: attempt, transport: client)
     }
 
-    func didFinish(_ client: HTTPClientTask, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+    func didFinish(_ client: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
         task.transportFinished(metrics: metrics, attempt: attempt)
     }
 
-    func didFail(_ client: HTTPClientTask, error: ClientError, metrics: HTTPClientMetrics) {
+    func didFail(_ client: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
         task.transportFailed(error, metrics: metrics, attempt: attempt)
     }
 }

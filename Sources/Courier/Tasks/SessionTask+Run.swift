@@ -4,7 +4,7 @@ import Dispatch
 import FoundationEssentials
 
 extension SessionTask {
-    typealias Action = TaskAction<HTTPClientTask, DownloadSink>
+    typealias Action = TaskAction<HTTPRequestExecution, DownloadSink>
 
     /// Performs what the state machine asked for, in order, outside its lock: the one place a
     /// task's side effects happen.
@@ -106,7 +106,7 @@ extension SessionTask {
 
     /// The transport followed a redirect (the redirect hook, if any, agreed): the request made
     /// now is `next`, as the session sees requests.
-    func redirected(to next: HTTPClientRequest, metrics: HTTPClientMetrics, attempt: Int, transport: HTTPClientTask) {
+    func redirected(to next: HTTPClientRequest, metrics: HTTPClientMetrics, attempt: Int, transport: HTTPRequestExecution) {
         let current = core.withLock { $0.machine.currentRequest }
         guard let request = Request(following: next, from: current) else {
             cancel(with: Self.unrepresentableURL(next.url))
@@ -115,7 +115,7 @@ extension SessionTask {
         core.withLock { $0.machine.redirected(to: request, metrics: metrics, attempt: attempt, transport: transport) }
     }
 
-    func receivedHead(_ head: HTTPClientResponseHead, attempt: Int, transport: HTTPClientTask) {
+    func receivedHead(_ head: HTTPClientResponseHead, attempt: Int, transport: HTTPRequestExecution) {
         guard let request = core.withLock({ core -> Request? in
             core.machine.receivedHead(attempt: attempt, transport: transport) ? core.machine.currentRequest : nil
         }) else { return }
@@ -131,7 +131,7 @@ extension SessionTask {
         }
     }
 
-    func receivedBody(_ part: ByteBuffer, attempt: Int, transport: HTTPClientTask) -> HTTPClientBodyDemand {
+    func receivedBody(_ part: ByteBuffer, attempt: Int, transport: HTTPRequestExecution) -> HTTPClientBodyDemand {
         let outcome = core.withLock { $0.machine.receivedBodyPart(part, attempt: attempt, transport: transport) }
         guard !outcome.actions.isEmpty else { return outcome.demand }
         run(outcome.actions)

@@ -125,7 +125,7 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
 /// A task's mutable state, guarded by ``SessionTask/core``: its state machine, and what the
 /// handle keeps beside it.
 struct TaskCore {
-    var machine: TaskStateMachine<HTTPClientTask, DownloadSink>
+    var machine: TaskStateMachine<HTTPRequestExecution, DownloadSink>
     var taskDescription: String?
     /// A serializer's error, once the completion ran (it replaces the transport's nil).
     var error: CourierError?

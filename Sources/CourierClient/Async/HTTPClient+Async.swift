@@ -7,7 +7,7 @@ extension HTTPClient {
     /// iterates it (``HTTPClientResponse/Body/collect(upTo:)`` reads it whole).
     ///
     /// Cancelling the calling Swift task cancels the request at once, in whatever phase it is
-    /// (as ``HTTPClientTask/cancel()`` does: a connection with the request in flight is closed),
+    /// (as ``HTTPRequestExecution/cancel()`` does: a connection with the request in flight is closed),
     /// and the call throws a ``ClientError`` with code ``ClientError/Code/cancelled``. A task
     /// already cancelled when it calls this starts no request at all.
     public func execute(_ request: HTTPClientRequest) async throws(ClientError) -> HTTPClientResponse {

@@ -2,7 +2,7 @@ import CourierCore
 import CourierHTTP1
 import Synchronization
 
-/// Runs one `async` request: the delegate of its ``HTTPClientTask`` on one side, the caller
+/// Runs one `async` request: the delegate of its ``HTTPRequestExecution`` on one side, the caller
 /// awaiting the head and the body's iterator on the other. The logic is
 /// ``ResponseStreamStateMachine``; this type holds it under a lock and performs its actions
 /// (in ``perform(_:)``, after the lock is released).
@@ -17,7 +17,7 @@ final class ResponseStream: HTTPClientResponseDelegate, Sendable {
     private struct Locked {
         var machine: Machine
         /// The transport request while it runs.
-        var task: HTTPClientTask?
+        var task: HTTPRequestExecution?
         /// A cancellation came before the task existed: cancel it as soon as it does.
         var cancelWhenStarted = false
     }
@@ -63,24 +63,24 @@ final class ResponseStream: HTTPClientResponseDelegate, Sendable {
 
     // MARK: Events from the task (on its loop)
 
-    func didReceiveHead(_ task: HTTPClientTask, _ head: HTTPClientResponseHead) {
+    func didReceiveHead(_ task: HTTPRequestExecution, _ head: HTTPClientResponseHead) {
         perform(locked.withLock { $0.machine.receivedHead(head) })
     }
 
-    func didReceiveBodyPart(_ task: HTTPClientTask, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+    func didReceiveBodyPart(_ task: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
         let (action, demand) = locked.withLock { $0.machine.receivedBodyPart(part) }
         perform(action)
         return demand
     }
 
-    func didFinish(_ task: HTTPClientTask, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+    func didFinish(_ task: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
         perform(locked.withLock { locked in
             locked.task = nil
             return locked.machine.finished(trailers: trailers, metrics: metrics)
         })
     }
 
-    func didFail(_ task: HTTPClientTask, error: ClientError, metrics: HTTPClientMetrics) {
+    func didFail(_ task: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
         perform(locked.withLock { locked in
             locked.task = nil
             return locked.machine.failed(error, metrics: metrics)
@@ -115,7 +115,7 @@ final class ResponseStream: HTTPClientResponseDelegate, Sendable {
         case .resumeReading:
             locked.withLock { $0.task }?.resumeReading()
         case .cancelRequest(let headWaiter, let bodyWaiter, let error):
-            let task = locked.withLock { locked -> HTTPClientTask? in
+            let task = locked.withLock { locked -> HTTPRequestExecution? in
                 if locked.task == nil { locked.cancelWhenStarted = true }
                 return locked.task
             }

@@ -67,9 +67,9 @@ public final class HTTPClient: Sendable {
     /// After ``shutdown()`` the request fails at once with `.poolShutdown`, and that one
     /// `didFail` is called on the caller's thread (the loops may be gone).
     @discardableResult
-    public func execute(_ request: HTTPClientRequest, delegate: sending any HTTPClientResponseDelegate) -> HTTPClientTask {
+    public func execute(_ request: HTTPClientRequest, delegate: sending any HTTPClientResponseDelegate) -> HTTPRequestExecution {
         let loop = eventLoopGroup.currentLoop ?? eventLoopGroup.next()
-        let task = HTTPClientTask(client: self, request: request, delegate: delegate, homeLoop: loop)
+        let task = HTTPRequestExecution(client: self, request: request, delegate: delegate, homeLoop: loop)
         requests.started()
         if pool.isShutDown {
             task.failWithoutLoop(ClientError(.poolShutdown))

@@ -54,7 +54,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     var setupTimer: TimerID?
 
     // The request in flight.
-    var task: HTTPClientTask?
+    var task: HTTPRequestExecution?
     var bodySource: RequestBodySource?
     var bodyPumpActive = false
     /// Set while the body stream asked to wait before its next piece (`waitAfterEmptyPiece`).
@@ -93,7 +93,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     // MARK: - Requests
 
     /// Runs `task` on this connection. Called on the loop after the pool leased it.
-    func execute(_ task: HTTPClientTask) {
+    func execute(_ task: HTTPRequestExecution) {
         loop.assertInEventLoop()
         cancelIdleTimer()
         guard phase == .ready, machine.isReusable else {
@@ -135,7 +135,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     }
 
     /// Cancels `task` if it is the one in flight here.
-    func cancel(_ task: HTTPClientTask) {
+    func cancel(_ task: HTTPRequestExecution) {
         loop.assertInEventLoop()
         guard self.task === task else { return }
         process(machine.cancel())
@@ -143,14 +143,14 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
 
     /// Fails `task`'s response for a reason of the task's own (a redirect answer that cannot be
     /// followed); the connection is not reused.
-    func fail(_ task: HTTPClientTask, _ error: ClientError) {
+    func fail(_ task: HTTPRequestExecution, _ error: ClientError) {
         loop.assertInEventLoop()
         guard self.task === task else { return }
         process(machine.errorCaught(error))
     }
 
     /// The task's delegate wants body bytes again.
-    func resumeReading(_ task: HTTPClientTask) {
+    func resumeReading(_ task: HTTPRequestExecution) {
         loop.assertInEventLoop()
         guard self.task === task else { return }
         process(machine.demandMoreResponseBody())
@@ -280,7 +280,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     }
 
     @discardableResult
-    func finishTask() -> HTTPClientTask? {
+    func finishTask() -> HTTPRequestExecution? {
         guard let task else { return nil }
         self.task = nil
         cancelRequestTimers()

@@ -106,7 +106,7 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
     public var isKeepAlive: Bool
     /// The content codings still applied to the body the delegate receives, in the order the
     /// sender applied them (RFC 9110 §8.4); empty when the body has none or all were undone.
-    /// Set by ``HTTPClientTask`` when a coding cannot be undone (`br`, `zstd`, an unknown one,
+    /// Set by ``HTTPRequestExecution`` when a coding cannot be undone (`br`, `zstd`, an unknown one,
     /// more layers than `ContentDecodingPlan.maximumLayers`) or decompression is off: then no
     /// coding is undone and the body arrives exactly as received (`ContentDecodingPlan`).
     public var undecodedContentCodings: [String] = []

@@ -2,7 +2,7 @@ import CourierCore
 import CourierHTTP1
 
 /// What becomes of one response's body while a redirect is decided (RFC 9110 §15.4): a value
-/// state machine that ``HTTPClientTask`` feeds with the response's events and the redirect
+/// state machine that ``HTTPRequestExecution`` feeds with the response's events and the redirect
 /// handler's answer, and that returns what to do. `Next` is the request to make when the
 /// redirect is followed.
 ///

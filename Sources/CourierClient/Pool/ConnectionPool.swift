@@ -14,7 +14,7 @@ final class ConnectionPool: Sendable {
     private struct State {
         var machines: [PoolKey: ConnectionPoolStateMachine<Int>] = [:]
         var connections: [PoolKey: [Int: HTTP1Connection]] = [:]
-        var waiters: [Int: HTTPClientTask] = [:]
+        var waiters: [Int: HTTPRequestExecution] = [:]
         var nextConnectionID = 0
         var isShutDown = false
         var shutdownPending: Set<PoolKey> = []
@@ -73,7 +73,7 @@ final class ConnectionPool: Sendable {
     // MARK: Inputs from tasks
 
     /// Queues `task` for a connection to `key`.
-    func acquire(_ task: HTTPClientTask, key: PoolKey, timeouts: HTTPClientTimeouts) {
+    func acquire(_ task: HTTPRequestExecution, key: PoolKey, timeouts: HTTPClientTimeouts) {
         let actions = state.withLock { state -> [ConnectionPoolStateMachine<Int>.Action] in
             state.waiters[task.id] = task
             if state.isShutDown { return [.failWaiter(task.id, ClientError(.poolShutdown))] }
@@ -87,7 +87,7 @@ final class ConnectionPool: Sendable {
     }
 
     /// The task gave up waiting (cancelled or timed out).
-    func removeWaiter(_ task: HTTPClientTask, key: PoolKey, timedOut: Bool) {
+    func removeWaiter(_ task: HTTPRequestExecution, key: PoolKey, timedOut: Bool) {
         let actions = state.withLock { state -> [ConnectionPoolStateMachine<Int>.Action] in
             guard state.machines[key] != nil else { return [] }
             return timedOut ? state.machines[key]!.waiterTimedOut(task.id) : state.machines[key]!.waiterCancelled(task.id)

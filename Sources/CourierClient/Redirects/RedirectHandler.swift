@@ -56,14 +56,14 @@ public enum HTTPClientRedirectAnswer: Sendable {
 /// still apply (the deadline fails in phase ``ClientError/Phase/redirect``).
 public struct HTTPClientRedirectHandler: Sendable {
     /// Called once per redirect; answers through the reply, exactly once.
-    public let decide: @Sendable (_ task: HTTPClientTask, _ redirect: HTTPClientRedirect, _ reply: HTTPClientRedirectReply) -> Void
+    public let decide: @Sendable (_ task: HTTPRequestExecution, _ redirect: HTTPClientRedirect, _ reply: HTTPClientRedirectReply) -> Void
 
-    public init(_ decide: @escaping @Sendable (_ task: HTTPClientTask, _ redirect: HTTPClientRedirect, _ reply: HTTPClientRedirectReply) -> Void) {
+    public init(_ decide: @escaping @Sendable (_ task: HTTPRequestExecution, _ redirect: HTTPClientRedirect, _ reply: HTTPClientRedirectReply) -> Void) {
         self.decide = decide
     }
 
     /// A handler that answers at once, on the loop.
-    public static func synchronous(_ decide: @escaping @Sendable (_ task: HTTPClientTask, _ redirect: HTTPClientRedirect) -> HTTPClientRedirectAnswer) -> Self {
+    public static func synchronous(_ decide: @escaping @Sendable (_ task: HTTPRequestExecution, _ redirect: HTTPClientRedirect) -> HTTPClientRedirectAnswer) -> Self {
         Self { task, redirect, reply in reply.answer(decide(task, redirect)) }
     }
 }
@@ -76,7 +76,7 @@ public final class HTTPClientRedirectReply: Sendable {
         /// The handler is running: an answer is kept and read when it returns.
         case inHandler(HTTPClientRedirectAnswer?)
         /// The handler returned without answering: an answer hops to the loop.
-        case awaiting(EventLoop, HTTPClientTask)
+        case awaiting(EventLoop, HTTPRequestExecution)
         case done
     }
 
@@ -86,7 +86,7 @@ public final class HTTPClientRedirectReply: Sendable {
 
     /// Gives the answer. The first call counts.
     public func answer(_ answer: HTTPClientRedirectAnswer) {
-        let target = state.withLock { state -> (EventLoop, HTTPClientTask)? in
+        let target = state.withLock { state -> (EventLoop, HTTPRequestExecution)? in
             switch state {
             case .inHandler(nil):
                 state = .inHandler(answer)
@@ -104,7 +104,7 @@ public final class HTTPClientRedirectReply: Sendable {
 
     /// The handler returned: the answer it gave inside, or nil, and later answers go to `task`
     /// on `loop`.
-    func handlerReturned(loop: EventLoop, task: HTTPClientTask) -> HTTPClientRedirectAnswer? {
+    func handlerReturned(loop: EventLoop, task: HTTPRequestExecution) -> HTTPClientRedirectAnswer? {
         state.withLock { state in
             if case .inHandler(let answer?) = state {
                 state = .done

@@ -18,9 +18,9 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
     let ended = TestEvent()
     private var paused = false
 
-    func didReceiveHead(_ task: HTTPClientTask, _ head: HTTPClientResponseHead) {}
+    func didReceiveHead(_ task: HTTPRequestExecution, _ head: HTTPClientResponseHead) {}
 
-    func didReceiveBodyPart(_ task: HTTPClientTask, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+    func didReceiveBodyPart(_ task: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
         body += part.readableBytesArray()
         let parts = state.withLock { state -> Int in
             state.parts += 1
@@ -35,12 +35,12 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
         return .more
     }
 
-    func didFinish(_ task: HTTPClientTask, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+    func didFinish(_ task: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
         finished = true
         ended.signal()
     }
 
-    func didFail(_ task: HTTPClientTask, error: ClientError, metrics: HTTPClientMetrics) {
+    func didFail(_ task: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
         self.error = error
         ended.signal()
     }

@@ -4,7 +4,7 @@ import CourierHTTP1
 import CourierTestSupport
 import Testing
 
-/// `HTTPClientTask.cancel()` in every phase of a request: each ends with exactly one
+/// `HTTPRequestExecution.cancel()` in every phase of a request: each ends with exactly one
 /// `didFail(.cancelled)` (or the earlier `didFinish`), a connection with the request in flight
 /// is closed, and a request cancelled in the pool queue leaves the connections alone.
 @Suite(.serialized) struct CancellationTests {

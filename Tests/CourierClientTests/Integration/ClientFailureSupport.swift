@@ -17,7 +17,7 @@ import Testing
 /// Starts `request` with a fresh recording delegate (configured by `setUp`) and returns at once.
 func start(
     _ client: HTTPClient, _ request: HTTPClientRequest, setUp: (RecordingDelegate) -> Void = { _ in }
-) -> (HTTPClientTask, RecordingDelegate) {
+) -> (HTTPRequestExecution, RecordingDelegate) {
     let delegate = RecordingDelegate()
     setUp(delegate)
     let task = client.execute(request, delegate: delegate)

@@ -34,34 +34,34 @@ final class RecordingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
     private(set) var hops: [(response: HTTPClientResponseHead, next: HTTPClientRequest, metrics: HTTPClientMetrics)] = []
     private let done = DispatchSemaphore(value: 0)
     var pauseAfterFirstPart = false
-    var onHead: ((HTTPClientTask) -> Void)?
-    var onBodyPart: ((HTTPClientTask) -> Void)?
+    var onHead: ((HTTPRequestExecution) -> Void)?
+    var onBodyPart: ((HTTPRequestExecution) -> Void)?
 
-    func didSendRequestHead(_ task: HTTPClientTask, _ head: HTTPRequestHead) { events.append(.headSent) }
-    func didSendRequestBody(_ task: HTTPClientTask, total: Int64) { events.append(.bodySent(total)) }
-    func didRedirect(_ task: HTTPClientTask, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics) {
+    func didSendRequestHead(_ task: HTTPRequestExecution, _ head: HTTPRequestHead) { events.append(.headSent) }
+    func didSendRequestBody(_ task: HTTPRequestExecution, total: Int64) { events.append(.bodySent(total)) }
+    func didRedirect(_ task: HTTPRequestExecution, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics) {
         hops.append((response, next, metrics))
         events.append(.redirected(response.status))
     }
-    func didReceiveHead(_ task: HTTPClientTask, _ head: HTTPClientResponseHead) {
+    func didReceiveHead(_ task: HTTPRequestExecution, _ head: HTTPClientResponseHead) {
         self.head = head
         events.append(.head(head.status))
         onHead?(task)
     }
-    func didReceiveBodyPart(_ task: HTTPClientTask, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+    func didReceiveBodyPart(_ task: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
         body += part.readableBytesArray()
         events.append(.body(part.readableBytes))
         onBodyPart?(task)
         if pauseAfterFirstPart { pauseAfterFirstPart = false; return .pause }
         return .more
     }
-    func didFinish(_ task: HTTPClientTask, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+    func didFinish(_ task: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
         self.trailers = trailers
         self.metrics = metrics
         events.append(.finished)
         done.signal()
     }
-    func didFail(_ task: HTTPClientTask, error: ClientError, metrics: HTTPClientMetrics) {
+    func didFail(_ task: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
         self.error = error
         self.metrics = metrics
         events.append(.failed(error.code.name))

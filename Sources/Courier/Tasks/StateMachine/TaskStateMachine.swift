@@ -9,7 +9,7 @@ import FoundationEssentials
 /// `Mutex` and performs the actions in one `run` switch, after the lock is released.
 ///
 /// Generic over the transport handle and the download sink so that it is unit-tested without
-/// sockets or files (`TaskStateMachineTests`); the task uses `HTTPClientTask` and `DownloadSink`.
+/// sockets or files (`TaskStateMachineTests`); the task uses `HTTPRequestExecution` and `DownloadSink`.
 ///
 /// Every transport event carries the attempt number it belongs to: an attempt is one HTTP
 /// request of the task (redirects and authentication retries make more), and events of an

@@ -3,16 +3,17 @@ import CourierHTTP1
 import CourierPosix
 import Synchronization
 
-/// One request in progress: the handle the caller keeps (``cancel()``, ``resumeReading()``)
-/// and the logic that spans connections — redirects, the one safe retry, decompression,
-/// metrics, and calling the delegate.
+/// The execution of one request — what ``HTTPClient/execute(_:delegate:)`` returns: the handle
+/// the caller keeps (``cancel()``, ``resumeReading()``) and the per-request driver, the logic
+/// that spans connections — redirects, the one safe retry, decompression, metrics, and calling
+/// the delegate. (Named for what it is; "task" belongs to the session layer's `SessionTask`.)
 ///
 /// `@unchecked Sendable`: `shared` is a `Mutex`. Every other mutable member is touched by one
 /// thread at a time: the caller's thread in `start`, then the loop of the connection running
 /// the request (or the task's home loop between connections, or the last connection's loop while
 /// a redirect handler's answer is awaited). Each hand-over goes through `EventLoop.execute` or
 /// the pool's lock, which orders the accesses.
-public final class HTTPClientTask: @unchecked Sendable {
+public final class HTTPRequestExecution: @unchecked Sendable {
     enum Location {
         case starting
         case waiting(PoolKey)
@@ -52,7 +53,7 @@ public final class HTTPClientTask: @unchecked Sendable {
     private let homeLoop: EventLoop
 
     // One thread at a time (see the type's comment). Internal rather than private only where
-    // the redirect extension (`HTTPClientTask+Redirects.swift`) needs them.
+    // the redirect extension (`HTTPRequestExecution+Redirects.swift`) needs them.
     var request: HTTPClientRequest
     let delegate: any HTTPClientResponseDelegate
     let deadline: Deadline?

@@ -3,9 +3,9 @@ import CourierHTTP1
 import CourierPosix
 
 /// Following redirects (RFC 9110 §15.4): the one redirect driver. Every method runs on the loop
-/// that owns the task at that moment (see ``HTTPClientTask``): the connection's loop while a
+/// that owns the task at that moment (see ``HTTPRequestExecution``): the connection's loop while a
 /// response is read, and that same loop while an answer is awaited after the response ended.
-extension HTTPClientTask {
+extension HTTPRequestExecution {
     /// The request the configuration proposes after `head`, nil when it does not follow it, or
     /// the error that fails the request (too many, loop, invalid Location, refused downgrade).
     func redirectDecision(for head: HTTPClientResponseHead) -> Result<RedirectedRequest?, ClientError> {
