@@ -1,6 +1,4 @@
-import CourierCore
 import FoundationEssentials
-import Synchronization
 
 extension HTTPSessionManager {
     /// The serialized value and the response of a request made with `async`/`await`.
@@ -86,37 +84,5 @@ extension HTTPSessionManager {
         case .failure(let error):
             throw error
         }
-    }
-}
-
-/// How a task's outcome reaches an `async` caller: raw (to serialize in the caller's Swift task)
-/// or already serialized (it went through the completion queue).
-enum AsyncArrival<Value: Sendable>: Sendable {
-    case raw(RawOutcome)
-    case serialized(DataResponse<Value>)
-}
-
-final class CancellationBox: Sendable {
-    private struct State {
-        var task: SessionTask?
-        var cancelled = false
-    }
-
-    private let state = Mutex(State())
-
-    func set(_ task: SessionTask) {
-        let cancelled = state.withLock { state -> Bool in
-            state.task = task
-            return state.cancelled
-        }
-        if cancelled { task.cancel() }
-    }
-
-    func cancel() {
-        let task = state.withLock { state -> SessionTask? in
-            state.cancelled = true
-            return state.task
-        }
-        task?.cancel()
     }
 }
