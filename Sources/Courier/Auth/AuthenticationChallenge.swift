@@ -1,3 +1,4 @@
+import CourierClient
 import FoundationEssentials
 
 /// A user name and password for HTTP authentication (`NSURLCredential`).
@@ -36,8 +37,8 @@ public struct AuthenticationChallenge: Sendable {
         let scheme = String(trimmed.prefix(while: { $0 != " " && $0 != "," }))
         guard !scheme.isEmpty else { return nil }
         return AuthenticationChallenge(
-            scheme: scheme, realm: Self.realm(in: trimmed), host: response.url.host() ?? "",
-            port: response.url.port ?? (response.url.scheme == "https" ? 443 : 80), isProxy: isProxy,
+            scheme: scheme, realm: Self.realm(in: trimmed), host: response.httpURL?.host ?? "",
+            port: response.httpURL?.port ?? 80, isProxy: isProxy,
             previousFailureCount: previousFailureCount, failureResponse: response)
     }
 

@@ -1,3 +1,4 @@
+import CourierClient
 import FoundationEssentials
 
 /// The parts of HTTP caching (RFC 9111) a private client cache needs: whether a response may be
@@ -25,7 +26,7 @@ enum CacheRules {
     /// credentials (an Authorization field or user information in the URL, which the transport
     /// sends as Basic credentials), and no `no-store` / `no-cache` from the caller (§5.2.1).
     static func requestAllowsCache(_ request: Request) -> Bool {
-        guard request.method == .GET, request.headers[first: "Authorization"] == nil, request.url.user == nil else {
+        guard request.method == .GET, request.headers[first: "Authorization"] == nil, request.httpURL?.user == nil else {
             return false
         }
         let directives = directives(request.headers)

@@ -1,3 +1,4 @@
+import CourierClient
 import CourierCore
 import FoundationEssentials
 import Synchronization
@@ -35,7 +36,7 @@ public final class MemoryResponseCache: ResponseCache {
 
     public func cachedResponse(for request: Request) -> CachedResponse? {
         store.withLock { store in
-            let key = request.url.absoluteString
+            let key = request.location.string
             guard var entry = store.entries[key] else { return nil }
             store.clock += 1
             entry.lastUse = store.clock
@@ -47,7 +48,7 @@ public final class MemoryResponseCache: ResponseCache {
     public func storeCachedResponse(_ cached: CachedResponse, for request: Request) {
         guard cached.data.count <= capacity else { return }
         store.withLock { store in
-            let key = request.url.absoluteString
+            let key = request.location.string
             if let old = store.entries.removeValue(forKey: key) { store.bytes -= old.cached.data.count }
             while store.bytes + cached.data.count > capacity,
                   let oldest = store.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
@@ -62,7 +63,7 @@ public final class MemoryResponseCache: ResponseCache {
 
     public func removeCachedResponse(for request: Request) {
         store.withLock { store in
-            if let old = store.entries.removeValue(forKey: request.url.absoluteString) { store.bytes -= old.cached.data.count }
+            if let old = store.entries.removeValue(forKey: request.location.string) { store.bytes -= old.cached.data.count }
         }
     }
 

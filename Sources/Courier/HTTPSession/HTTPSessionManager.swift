@@ -14,6 +14,10 @@ public final class HTTPSessionManager: Sendable {
     /// The base URL paths are resolved against. As in AFNetworking, a base URL with a path gets a
     /// trailing slash, so `"https://api.example.com/v1"` + `"users"` is `…/v1/users`.
     public let baseURL: URL?
+    /// ``baseURL`` parsed once: every path is resolved against this (RFC 3986 §5.2), with no
+    /// Foundation `URL` on the way. A base URL with no ``HTTPURL`` form is kept with the reason,
+    /// which every relative path then reports.
+    private let base: Result<HTTPURL, HTTPURLError>?
     /// The session that runs the tasks.
     public let session: SessionManager
     private let serializers: Mutex<Serializers>
@@ -33,6 +37,7 @@ public final class HTTPSessionManager: Sendable {
         completionQueue: DispatchQueue? = nil, completionGroup: DispatchGroup? = nil
     ) throws(CourierError) {
         self.baseURL = try Self.checkedBaseURL(baseURL, securityPolicy: securityPolicy)
+        self.base = self.baseURL.map { RequestURL($0).parsed }
         self.session = try SessionManager(
             configuration: configuration, securityPolicy: securityPolicy, completionQueue: completionQueue,
             completionGroup: completionGroup)
@@ -51,6 +56,7 @@ public final class HTTPSessionManager: Sendable {
         securityPolicy: SecurityPolicy = .default, completionQueue: DispatchQueue? = nil, completionGroup: DispatchGroup? = nil
     ) throws(CourierError) {
         self.baseURL = try Self.checkedBaseURL(baseURL, securityPolicy: securityPolicy)
+        self.base = self.baseURL.map { RequestURL($0).parsed }
         self.session = SessionManager(
             client: client, configuration: configuration, securityPolicy: securityPolicy, completionQueue: completionQueue,
             completionGroup: completionGroup)
@@ -97,24 +103,31 @@ public final class HTTPSessionManager: Sendable {
         set { serializers.withLock { $0.response = newValue } }
     }
 
-    /// The absolute URL for `path` (`[NSURL URLWithString:relativeToURL:baseURL]`).
-    /// An empty `path` is the base URL itself (RFC 3986 §5.2.2: an empty reference keeps the
-    /// base's path and query).
+    /// The absolute URL for `path` (`[NSURL URLWithString:relativeToURL:baseURL]`), as
+    /// Foundation's `URL`: ``httpURL(for:)``'s result.
     public func url(for path: String) throws(CourierError) -> URL {
-        if path.isEmpty, let baseURL, baseURL.scheme != nil {
-            return Self.removingFragment(baseURL.absoluteURL)
-        }
-        guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL, url.scheme != nil else {
-            throw CourierError(.invalidURL, detail: "\"\(UserInfoRedaction.redactingText(path))\" does not make a URL against \(baseURL?.redactedForDisplay ?? "no base URL")")
-        }
-        return url
+        RequestURL(try httpURL(for: path)).foundation
     }
 
-    /// `url` without its fragment, which never takes part in a reference's resolution (RFC 3986 §5.2.2).
-    private static func removingFragment(_ url: URL) -> URL {
-        guard url.fragment != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url }
-        components.fragment = nil
-        return components.url ?? url
+    /// The absolute URL for `path`, resolved against ``baseURL`` (RFC 3986 §5.2.2, strict) and
+    /// parsed once. An empty `path` is the base URL itself (an empty reference keeps the base's
+    /// path and query); the fragment is dropped. Characters a URL may not hold are
+    /// percent-encoded first, as Foundation's `URL(string:)` does (``URLStringEncoding``).
+    ///
+    /// - Throws: ``CourierError`` `.invalidURL` when `path` does not make an absolute `http` or
+    ///   `https` URL (no base URL and a relative path, or a reference or base URL that
+    ///   ``HTTPURL`` refuses).
+    public func httpURL(for path: String) throws(CourierError) -> HTTPURL {
+        let reference = URLStringEncoding.encodingInvalidCharacters(path)
+        do throws(HTTPURLError) {
+            switch base {
+            case nil: return try HTTPURL(reference)
+            case .success(let base)?: return try base.resolving(reference)
+            case .failure(let error)?: throw error
+            }
+        } catch {
+            throw CourierError(.invalidURL, underlying: error, detail: "\"\(UserInfoRedaction.redactingText(path))\" does not make a URL against \(baseURL?.redactedForDisplay ?? "no base URL"): \(error.reason)")
+        }
     }
 
     /// Changes one request after the serializer built it and before it runs (Alamofire's
@@ -129,7 +142,7 @@ public final class HTTPSessionManager: Sendable {
     /// passed through `requestModifier`.
     public func request(method: HTTPMethod, path: String, parameters: (any Sendable)?, headers: HTTPFields = HTTPFields(), requestModifier: RequestModifier? = nil) throws(CourierError) -> Request {
         let serializer = requestSerializer
-        var request = try serializer.request(method: method, urlString: try url(for: path).absoluteString, parameters: parameters)
+        var request = try serializer.request(method: method, url: try httpURL(for: path), parameters: parameters)
         for field in headers {
             try request.setValue(field.value, forHTTPHeaderField: field.name)
         }

@@ -6,8 +6,25 @@ import FoundationEssentials
 /// serializers produce and what tasks run. Nothing is validated until the task starts; an
 /// invalid URL or header then fails the task in the `serialize` phase.
 public struct Request: Sendable {
-    /// An absolute `http` or `https` URL (RFC 9110 §4.2).
-    public var url: URL
+    /// The URL, parsed once (``RequestURL``): what the session and the transport use.
+    var location: RequestURL
+
+    /// An absolute `http` or `https` URL (RFC 9110 §4.2), as Foundation's `URL`: the one given,
+    /// or, for a URL Courier parsed itself (a serializer's, a redirect's), its Foundation form.
+    /// Setting it parses the new URL once.
+    public var url: URL {
+        get { location.foundation }
+        set { location = RequestURL(newValue) }
+    }
+
+    /// The URL as the transport sends it (RFC 9110 §4.2, normalised as ``HTTPURL`` says), or nil
+    /// when ``url`` has no such form (the task then fails with ``CourierError/Code/invalidURL``).
+    public var httpURL: HTTPURL? {
+        get { location.httpURL }
+    }
+
+    /// Replaces the URL with one already parsed (no Foundation `URL` is made).
+    public mutating func setURL(_ url: HTTPURL) { location = RequestURL(url) }
     public var method: HTTPMethod
     /// Header fields. `Content-Length` and `Transfer-Encoding` come from ``body`` (RFC 9112 §6)
     /// and must not be set here.
@@ -41,7 +58,24 @@ public struct Request: Sendable {
         url: URL, method: HTTPMethod = .GET, headers: HTTPFields = HTTPFields(), body: RequestBody? = nil,
         timeoutInterval: Double = 60, totalTimeoutInterval: Double? = nil
     ) {
-        self.url = url
+        self.init(location: RequestURL(url), method: method, headers: headers, body: body,
+                  timeoutInterval: timeoutInterval, totalTimeoutInterval: totalTimeoutInterval)
+    }
+
+    /// A request for a URL already parsed: nothing is parsed again on the way to the socket.
+    public init(
+        url: HTTPURL, method: HTTPMethod = .GET, headers: HTTPFields = HTTPFields(), body: RequestBody? = nil,
+        timeoutInterval: Double = 60, totalTimeoutInterval: Double? = nil
+    ) {
+        self.init(location: RequestURL(url), method: method, headers: headers, body: body,
+                  timeoutInterval: timeoutInterval, totalTimeoutInterval: totalTimeoutInterval)
+    }
+
+    init(
+        location: RequestURL, method: HTTPMethod, headers: HTTPFields, body: RequestBody?,
+        timeoutInterval: Double, totalTimeoutInterval: Double?
+    ) {
+        self.location = location
         self.method = method
         self.headers = headers
         self.body = body

@@ -3,8 +3,18 @@ import FoundationEssentials
 
 /// A response head as the Courier layer reports it (AFNetworking's `NSHTTPURLResponse`).
 public struct Response: Sendable, Hashable {
-    /// The URL that produced this response (the last one after redirects).
-    public var url: URL
+    /// The URL that produced this response, parsed once (``RequestURL``).
+    var location: RequestURL
+
+    /// The URL that produced this response (the last one after redirects), as Foundation's `URL`.
+    public var url: URL {
+        get { location.foundation }
+        set { location = RequestURL(newValue) }
+    }
+
+    /// The URL that produced this response as the transport sent it; nil only for a response
+    /// made by hand with a URL that has no ``HTTPURL`` form.
+    public var httpURL: HTTPURL? { location.httpURL }
     /// The status code (RFC 9110 §15).
     public var statusCode: Int
     /// The header fields as received. Each value's exact bytes are in ``HTTPField/valueBytes``
@@ -21,7 +31,11 @@ public struct Response: Sendable, Hashable {
     public var undecodedContentCodings: [String]
 
     public init(url: URL, statusCode: Int, headers: HTTPFields, undecodedContentCodings: [String] = []) {
-        self.url = url
+        self.init(location: RequestURL(url), statusCode: statusCode, headers: headers, undecodedContentCodings: undecodedContentCodings)
+    }
+
+    init(location: RequestURL, statusCode: Int, headers: HTTPFields, undecodedContentCodings: [String] = []) {
+        self.location = location
         self.statusCode = statusCode
         self.headers = headers
         self.undecodedContentCodings = undecodedContentCodings

@@ -12,12 +12,6 @@ struct RequestConversion {
     /// Field names that carry credentials for one origin (as the transport's redirect rules).
     static let credentialFieldNames = ["authorization", "cookie", "proxy-authorization"]
 
-    /// Whether two URLs have the same origin (scheme, host, port; RFC 6454).
-    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
-        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
-        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host()?.lowercased() == b.host()?.lowercased() && port(a) == port(b)
-    }
-
     /// - Parameters:
     ///   - includeCredentials: whether the session's Authorization, Cookie and
     ///     Proxy-Authorization fields are added (not on a redirect to another origin).
@@ -27,8 +21,9 @@ struct RequestConversion {
         _ request: Request, includeCredentials: Bool = true, deadline: Deadline? = nil, phase: CourierError.Phase = .connect
     ) throws(CourierError) -> HTTPClientRequest {
         let url: HTTPURL
-        do { url = try HTTPURL(request.url.absoluteString) } catch {
-            throw CourierError(.invalidURL, underlying: error, failingURL: request.url, detail: error.description)
+        switch request.location.parsed {
+        case .success(let parsed): url = parsed
+        case .failure(let error): throw CourierError(.invalidURL, underlying: error, failingURL: request.url, detail: error.description)
         }
         guard url.scheme == .http || url.scheme == .https else {
             throw CourierError(.invalidURL, failingURL: request.url, detail: "only http and https URLs are supported")
@@ -43,7 +38,7 @@ struct RequestConversion {
         }
         var body: HTTPClientRequestBody?
         if let requestBody = request.body {
-            body = try Self.body(requestBody, headers: &headers, url: request.url)
+            body = try Self.body(requestBody, headers: &headers, url: request.location)
         } else if let declared = headers[first: "Content-Length"], declared == "0" {
             headers.remove(name: "Content-Length")
         }
@@ -65,13 +60,13 @@ struct RequestConversion {
     /// Maps the body. A Content-Length set by the caller must agree with a body of known length
     /// (and is then left to the transport to send); for a stream of unknown length it becomes
     /// the stream's length, as NSURLSession does for streamed requests.
-    static func body(_ body: RequestBody, headers: inout HTTPFields, url: URL) throws(CourierError) -> HTTPClientRequestBody {
+    static func body(_ body: RequestBody, headers: inout HTTPFields, url location: RequestURL) throws(CourierError) -> HTTPClientRequestBody {
         let declared = headers[first: "Content-Length"]
         headers.remove(name: "Content-Length")
         let declaredLength: Int64?
         if let declared {
             guard let length = Int64(declared), length >= 0 else {
-                throw CourierError(.invalidHeader, failingURL: url, detail: "Content-Length \"\(declared)\" is not a length")
+                throw CourierError(.invalidHeader, failingURL: location.foundation, detail: "Content-Length \"\(declared)\" is not a length")
             }
             declaredLength = length
         } else {
@@ -85,7 +80,7 @@ struct RequestConversion {
             length = Int64(data.count)
         case .file(let fileURL):
             guard let size = FileSize.of(fileURL.path) else {
-                throw CourierError(.bodyFileUnreadable, failingURL: url, detail: "\(fileURL.path) is not a readable regular file")
+                throw CourierError(.bodyFileUnreadable, failingURL: location.foundation, detail: "\(fileURL.path) is not a readable regular file")
             }
             converted = .file(path: fileURL.path)
             length = size
@@ -95,7 +90,7 @@ struct RequestConversion {
             length = resolved
         }
         if let declaredLength, let length, declaredLength != length {
-            throw CourierError(.invalidHeader, failingURL: url, detail: "Content-Length \(declaredLength) does not match the body's \(length) bytes")
+            throw CourierError(.invalidHeader, failingURL: location.foundation, detail: "Content-Length \(declaredLength) does not match the body's \(length) bytes")
         }
         return converted
     }

@@ -28,13 +28,12 @@ extension SessionManager {
         }
         let response: HTTPClientResponse
         do { response = try await client.execute(converted) } catch {
-            throw CourierError.session(from: error, url: (try? lastRedirect.url()) ?? request.url)
+            throw CourierError.session(from: error, url: (lastRedirect.location ?? request.location).foundation)
         }
-        // Dropping the unread body (when this throws) cancels the request.
-        let url = try lastRedirect.url() ?? request.url
-        let head = Response(url: url, statusCode: response.status, headers: response.headers,
+        let location = lastRedirect.location ?? request.location
+        let head = Response(location: location, statusCode: response.status, headers: response.headers,
                             undecodedContentCodings: response.head.undecodedContentCodings)
-        return (ResponseBytes(body: response.body, url: url), head)
+        return (ResponseBytes(body: response.body, location: location), head)
     }
 }
 
@@ -45,13 +44,13 @@ public struct ResponseBytes: AsyncSequence, Sendable {
     public typealias Failure = CourierError
 
     let body: HTTPClientResponse.Body
-    let url: URL
+    let location: RequestURL
 
     /// The trailer fields (RFC 9110 §6.5), once the body has been read to its end.
     public var trailers: HTTPFields? { body.trailers }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: body.makeAsyncIterator(), url: url)
+        AsyncIterator(base: body.makeAsyncIterator(), location: location)
     }
 
     /// The whole body, failing with `bodyTooLarge` past `maxBytes`.
@@ -59,7 +58,7 @@ public struct ResponseBytes: AsyncSequence, Sendable {
         var data = Data()
         for try await chunk in self {
             guard data.count + chunk.readableBytes <= maxBytes else {
-                throw CourierError(.bodyTooLarge, failingURL: url, detail: "the body is larger than \(maxBytes) bytes")
+                throw CourierError(.bodyTooLarge, failingURL: location.foundation, detail: "the body is larger than \(maxBytes) bytes")
             }
             chunk.withUnsafeReadableBytes { data.append(contentsOf: $0) }
         }
@@ -68,10 +67,10 @@ public struct ResponseBytes: AsyncSequence, Sendable {
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: HTTPClientResponse.Body.AsyncIterator
-        let url: URL
+        let location: RequestURL
 
         public mutating func next() async throws(CourierError) -> ByteBuffer? {
-            do { return try await base.next() } catch { throw CourierError.session(from: error, url: url) }
+            do { return try await base.next() } catch { throw CourierError.session(from: error, url: location.foundation) }
         }
     }
 }
@@ -82,12 +81,6 @@ private final class LastRedirect: Sendable {
 
     func set(_ url: HTTPURL) { target.withLock { $0 = url } }
 
-    /// The Foundation form of the last target, nil when there was no redirect.
-    func url() throws(CourierError) -> URL? {
-        guard let target = target.withLock({ $0 }) else { return nil }
-        guard let url = URL(string: target.absoluteString) else {
-            throw CourierError(.invalidURL, phase: .redirect, detail: "the redirect target \(target) has no Foundation URL form")
-        }
-        return url
-    }
+    /// The last target, nil when there was no redirect.
+    var location: RequestURL? { target.withLock { $0 }.map { RequestURL($0) } }
 }

@@ -1,3 +1,4 @@
+import CourierClient
 import FoundationEssentials
 
 extension SessionManager {
@@ -133,8 +134,8 @@ extension SessionManager {
         let valid = resume.map { resume in (FileSize.of(resume.temporaryFilePath) ?? -1) >= resume.bytesReceived } ?? false
         // A placeholder for unreadable resume data (the task fails with invalidResumeData when
         // resumed); the literal is a valid URL.
-        var request = Request(url: URL(string: "http://invalid.invalid/")!)
-        if let resume, let url = URL(string: resume.url), let method = HTTPMethod(resume.method) {
+        var request = Request(url: HTTPURL.invalidPlaceholder)
+        if let resume, let url = try? HTTPURL(resume.url), let method = HTTPMethod(resume.method) {
             request = Request(url: url, method: method, timeoutInterval: resume.timeoutInterval)
             for pair in resume.headers where pair.count == 2 {
                 if let field = try? HTTPField(name: pair[0], value: pair[1]) { request.headers.append(field) }
@@ -197,4 +198,10 @@ extension SessionManager {
             hook(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
         }
     }
+}
+
+extension HTTPURL {
+    /// The URL of a download task made from resume data that cannot be read (the task fails
+    /// with invalidResumeData when resumed, before any connection). `try!`: a constant valid URL.
+    fileprivate static let invalidPlaceholder = try! HTTPURL("http://invalid.invalid/")
 }

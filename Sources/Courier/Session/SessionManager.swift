@@ -204,9 +204,9 @@ public final class SessionManager: Sendable {
     /// `deadline`: the task's (``deadline(for:startingAt:)``), so it covers every attempt;
     /// `phase`: the phase a deadline already passed is reported in.
     func convert(
-        _ request: Request, sameOriginAs origin: URL? = nil, deadline: Deadline? = nil, phase: CourierError.Phase = .connect
+        _ request: Request, sameOriginAs origin: HTTPOrigin? = nil, deadline: Deadline? = nil, phase: CourierError.Phase = .connect
     ) throws(CourierError) -> HTTPClientRequest {
-        let sameOrigin = origin.map { RequestConversion.sameOrigin(request.url, $0) } ?? true
+        let sameOrigin = origin.map { request.httpURL?.origin == $0 } ?? true
         var converted = try conversion.convert(request, includeCredentials: sameOrigin, deadline: deadline, phase: phase)
         // For every scheme: `apply` gives an https request its host's TLS settings, and refuses
         // a plain http request to a host whose policy pins instead of silently not pinning.

@@ -17,11 +17,8 @@ extension SessionTask {
                 return
             }
             let current = core.withLock { $0.machine.currentRequest }
-            guard let proposed = Request(following: redirect.proposed, from: current) else {
-                cancel(with: Self.unrepresentableURL(redirect.proposed.url))
-                return
-            }
-            let response = Response(url: current.url, statusCode: redirect.response.status, headers: redirect.response.headers)
+            let proposed = Request(following: redirect.proposed, from: current)
+            let response = Response(location: current.location, statusCode: redirect.response.status, headers: redirect.response.headers)
             manager.completionQueue.async { [self] in
                 guard let chosen = hook(self, response, proposed) else {
                     reply.answer(.stop)
@@ -29,7 +26,7 @@ extension SessionTask {
                 }
                 let deadline = core.withLock { $0.machine.deadline }
                 do throws(CourierError) {
-                    var converted = try manager.convert(chosen, sameOriginAs: originalRequest.url, deadline: deadline, phase: .redirect)
+                    var converted = try manager.convert(chosen, sameOriginAs: originalRequest.httpURL?.origin, deadline: deadline, phase: .redirect)
                     converted.redirectHandler = nil
                     reply.answer(.modify(converted))
                 } catch {
@@ -40,18 +37,14 @@ extension SessionTask {
         }
     }
 
-    static func unrepresentableURL(_ url: HTTPURL) -> CourierError {
-        CourierError(.invalidURL, phase: .redirect, detail: "the redirect target \(url) has no Foundation URL form")
-    }
 }
 
 extension Request {
     /// The request the transport makes after a redirect, as the session sees requests: the
     /// transport's method, URL and fields, and the body of `previous` when the redirect keeps
-    /// one (307/308). Nil when the URL has no Foundation `URL` form.
-    init?(following next: HTTPClientRequest, from previous: Request) {
-        guard let url = URL(string: next.url.absoluteString) else { return nil }
-        self.init(url: url, method: next.method, headers: next.headers, body: next.body == nil ? nil : previous.body,
+    /// one (307/308). The transport's URL is taken as it is: it is parsed already.
+    init(following next: HTTPClientRequest, from previous: Request) {
+        self.init(location: RequestURL(next.url), method: next.method, headers: next.headers, body: next.body == nil ? nil : previous.body,
                   timeoutInterval: previous.timeoutInterval, totalTimeoutInterval: previous.totalTimeoutInterval)
     }
 }

@@ -78,7 +78,7 @@ extension SessionTask {
         }
         var converted: HTTPClientRequest
         do {
-            converted = try manager.convert(request, sameOriginAs: originalRequest.url, deadline: deadline, phase: redirected ? .redirect : .connect)
+            converted = try manager.convert(request, sameOriginAs: originalRequest.httpURL?.origin, deadline: deadline, phase: redirected ? .redirect : .connect)
             converted.redirectHandler = redirectHandler()
             // The task's first request says which redirects it follows (nil: the client's).
             converted.redirects = originalRequest.redirects
@@ -107,11 +107,7 @@ extension SessionTask {
     /// The transport followed a redirect (the redirect hook, if any, agreed): the request made
     /// now is `next`, as the session sees requests.
     func redirected(to next: HTTPClientRequest, metrics: HTTPClientMetrics, attempt: Int, transport: HTTPRequestExecution) {
-        let current = core.withLock { $0.machine.currentRequest }
-        guard let request = Request(following: next, from: current) else {
-            cancel(with: Self.unrepresentableURL(next.url))
-            return
-        }
+        let request = Request(following: next, from: core.withLock { $0.machine.currentRequest })
         core.withLock { $0.machine.redirected(to: request, metrics: metrics, attempt: attempt, transport: transport) }
     }
 
@@ -120,7 +116,7 @@ extension SessionTask {
             core.machine.receivedHead(attempt: attempt, transport: transport) ? core.machine.currentRequest : nil
         }) else { return }
         let response = Response(
-            url: request.url, statusCode: head.status, headers: head.headers, undecodedContentCodings: head.undecodedContentCodings)
+            location: request.location, statusCode: head.status, headers: head.headers, undecodedContentCodings: head.undecodedContentCodings)
         switch resolution(for: response, request: request) {
         case .now(let decision):
             decide(decision, response: response, attempt: attempt)

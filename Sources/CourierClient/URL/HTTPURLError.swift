@@ -47,6 +47,9 @@ public struct HTTPURLError: Error, Hashable, Sendable, CustomStringConvertible {
         /// An `http+unix` host does not decode to a usable socket path (empty, NUL or another
         /// control byte, or not UTF-8), or an `http+unix` URL has a port.
         case invalidUnixSocketPath
+        /// A query given to ``HTTPURL/appendingQuery(_:)`` has a `#`, which would start a
+        /// fragment and cut the query short (RFC 3986 §3.4).
+        case numberSignInQuery
     }
 
     public let reason: Reason

@@ -107,7 +107,7 @@ public struct HTTPRequestSerializer: RequestSerializer, HTTPRequestSerializing {
         let query = try parameters.map { (parameters) throws(CourierError) in try queryString(for: request, parameters: parameters) }
         if encodesParametersInURI(request.method) {
             if let query, !query.isEmpty {
-                result.url = try Self.url(result.url, appendingQuery: query)
+                result.location = RequestURL(try Self.url(result, appendingQuery: query), fragment: result.location.fragment)
             }
         } else {
             if !result.headers.contains("Content-Type") {
@@ -118,18 +118,18 @@ public struct HTTPRequestSerializer: RequestSerializer, HTTPRequestSerializing {
         return result
     }
 
-    /// `url` with `query` appended to its query component.
-    static func url(_ url: URL, appendingQuery query: String) throws(CourierError) -> URL {
-        var text = url.absoluteString
-        var fragment = ""
-        if let hash = text.firstIndex(of: "#") {
-            fragment = String(text[hash...])
-            text = String(text[..<hash])
+    /// The request's URL with `query` appended to its query component (the fragment, never
+    /// sent, stays beside it: ``RequestURL/fragment``).
+    static func url(_ request: Request, appendingQuery query: String) throws(CourierError) -> HTTPURL {
+        do throws(HTTPURLError) {
+            switch request.location.parsed {
+            // A custom query closure's characters a URL may not hold are percent-encoded, as
+            // Foundation's `URL(string:)` did here before.
+            case .success(let url): return try url.appendingQuery(URLStringEncoding.encodingInvalidCharacters(query))
+            case .failure(let error): throw error
+            }
+        } catch {
+            throw CourierError(.invalidParameters, underlying: error, failingURL: request.url, detail: "the query string does not form a valid URL (\(error.reason))")
         }
-        let separator = text.contains("?") ? "&" : "?"
-        guard let appended = URL(string: text + separator + query + fragment) else {
-            throw CourierError(.invalidParameters, failingURL: url, detail: "the query string does not form a valid URL")
-        }
-        return appended
     }
 }

@@ -14,14 +14,27 @@ extension HTTPRequestSerializing {
     ///
     /// - Throws: ``CourierError`` `.invalidURL` unless `urlString` is an absolute `http` or
     ///   `https` URL with a host (RFC 9110 §4.2); otherwise whatever serializing throws.
+    ///
+    /// Characters a URL may not hold are percent-encoded first, as Foundation's `URL(string:)`
+    /// does; the string is then parsed once, into ``HTTPURL``.
     public func request(method: HTTPMethod, urlString: String, parameters: (any Sendable)?) throws(CourierError) -> Request {
-        guard let url = URL(string: urlString), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = url.host, !host.isEmpty
-        else {
-            throw CourierError(.invalidURL, detail: "not an absolute http or https URL with a host: \(UserInfoRedaction.redactingText(urlString))")
+        let url: HTTPURL
+        do { url = try HTTPURL(URLStringEncoding.encodingInvalidCharacters(urlString)) } catch {
+            throw CourierError(.invalidURL, underlying: error, detail: "not an absolute http or https URL with a host: \(UserInfoRedaction.redactingText(urlString)) (\(error.reason))")
         }
-        let request = Request(url: url, method: method, timeoutInterval: http.timeoutInterval)
-        return try serialize(request, parameters: parameters)
+        return try request(method: method, url: url, parameters: parameters)
+    }
+
+    /// A request for a URL already parsed, with this serializer's timeout, then
+    /// ``RequestSerializer/serialize(_:parameters:)``.
+    ///
+    /// - Throws: ``CourierError`` `.invalidURL` unless `url` is `http` or `https` (RFC 9110 §4.2);
+    ///   otherwise whatever serializing throws.
+    public func request(method: HTTPMethod, url: HTTPURL, parameters: (any Sendable)?) throws(CourierError) -> Request {
+        guard url.scheme == .http || url.scheme == .https else {
+            throw CourierError(.invalidURL, detail: "not an absolute http or https URL with a host: \(url)")
+        }
+        return try serialize(Request(url: url, method: method, timeoutInterval: http.timeoutInterval), parameters: parameters)
     }
 
     /// The default headers (``HTTPRequestSerializer/httpRequestHeaders``).

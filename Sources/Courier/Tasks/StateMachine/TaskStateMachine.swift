@@ -573,7 +573,7 @@ extension TaskStateMachine {
         guard !fileProblem, let validator, let downloadPath, currentRequest.method == .GET, let response,
               response.statusCode == 200 || response.statusCode == 206, received > 0 else { return nil }
         let resume = ResumeData(
-            url: currentRequest.url.absoluteString, method: currentRequest.method.rawValue,
+            url: currentRequest.location.string, method: currentRequest.method.rawValue,
             headers: currentRequest.headers.map { [$0.name, $0.value] }, timeoutInterval: currentRequest.timeoutInterval,
             temporaryFilePath: downloadPath, bytesReceived: received, validator: validator)
         return resume.encoded()
