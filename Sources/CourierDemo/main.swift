@@ -28,8 +28,8 @@ let api = try HTTPSessionManager(baseURL: URL(string: servers.http.baseURL + "/"
 // 1. A JSON GET decoded into a Decodable type.
 heading("JSON GET decoded into a Decodable type")
 do {
-    let (user, response) = try await api.GET("users/42", as: User.self)
-    print("  GET /users/42 → \(response.statusCode) \(response.mimeType ?? "")")
+    let (user, response, metrics) = try await api.GET("users/42", as: User.self)
+    print("  GET /users/42 → \(response.statusCode) \(response.mimeType ?? "") in \(Int(metrics.duration * 1000)) ms")
     print("  User(id: \(user.id), name: \"\(user.name)\", languages: \(user.languages))")
 } catch { fail("JSON GET failed: \(error)") }
 
@@ -64,7 +64,7 @@ heading("multipart upload of a file")
 do {
     let file = downloads.appendingPathComponent("photo.jpg")
     try Data(repeating: 0xA5, count: 200_000).write(to: file)
-    let (value, response) = try await api.POST("upload", parameters: ["caption": "Loopback", "album": "demo"]) { form in
+    let (value, response, _) = try await api.POST("upload", parameters: ["caption": "Loopback", "album": "demo"]) { form in
         try form.appendPart(fileURL: file, name: "photo")
     }
     print("  POST /upload → \(response.statusCode); the server saw these parts:")
@@ -99,7 +99,7 @@ do {
             securityPolicy: SecurityPolicy(publicKeyPins: [pin]))
         defer { secure.session.invalidate(cancelingTasks: true) }
         do throws(CourierError) {
-            let (value, response) = try await secure.GET("/secure")
+            let (value, response, _) = try await secure.GET("/secure")
             print("  \(label) \(pin.prefix(20))… → \(response.statusCode) \((value as? JSONValue)?["secret"]?.stringValue ?? "")")
         } catch {
             print("  \(label) \(pin.prefix(20))… → refused: \(error.code) (phase: \(error.phase))")

@@ -56,18 +56,18 @@ final class CountingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
 
     init(_ done: @escaping @Sendable (SentResult) -> Void) { self.done = done }
 
-    func didReceiveHead(_ task: HTTPRequestExecution, _ head: HTTPClientResponseHead) { status = head.status }
+    func didReceiveHead(_ execution: HTTPRequestExecution, _ head: HTTPClientResponseHead) { status = head.status }
 
-    func didReceiveBodyPart(_ task: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+    func didReceiveBodyPart(_ execution: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
         length += part.readableBytes
         return .more
     }
 
-    func didFinish(_ task: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+    func didFinish(_ execution: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
         done(SentResult(result: .complete(status: status, length: length), reused: metrics.reusedConnection, retried: metrics.retried))
     }
 
-    func didFail(_ task: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
+    func didFail(_ execution: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
         done(SentResult(
             result: .failed(code: error.code.name, phase: error.phase.rawValue, description: "\(error)"),
             reused: metrics.reusedConnection, retried: metrics.retried))

@@ -62,22 +62,22 @@ final class Worker: HTTPClientResponseDelegate, @unchecked Sendable {
         client.execute(request, delegate: self)
     }
 
-    func didReceiveHead(_ task: HTTPRequestExecution, _ head: HTTPClientResponseHead) {
+    func didReceiveHead(_ execution: HTTPRequestExecution, _ head: HTTPClientResponseHead) {
         statusOK = head.status == 200
     }
 
-    func didReceiveBodyPart(_ task: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+    func didReceiveBodyPart(_ execution: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
         bytes += part.readableBytes
         return .more
     }
 
-    func didFinish(_ task: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+    func didFinish(_ execution: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
         requests += 1
         if !statusOK { errors += 1 }
         next()
     }
 
-    func didFail(_ task: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
+    func didFail(_ execution: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
         requests += 1
         errors += 1
         if errors <= 3 { writeStandardError("CourierBench: \(error)\n") }

@@ -32,7 +32,7 @@ func runAsyncWorkers(configuration: SessionConfiguration, url: URL, options: Dri
                     for _ in 0..<share {
                         requests += 1
                         do {
-                            let (data, response) = try await manager.send(.GET, target, serializer: serializer)
+                            let (data, response, _) = try await manager.send(.GET, target, serializer: serializer)
                             if response.statusCode == 200 { bytes += data.count } else { errors += 1 }
                         } catch {
                             errors += 1

@@ -41,13 +41,13 @@ final class Counter: HTTPClientResponseDelegate, @unchecked Sendable {
     var bytes = 0
     var error: ClientError?
     let done = DispatchSemaphore(value: 0)
-    func didReceiveHead(_ task: HTTPRequestExecution, _ head: HTTPClientResponseHead) {}
-    func didReceiveBodyPart(_ task: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+    func didReceiveHead(_ execution: HTTPRequestExecution, _ head: HTTPClientResponseHead) {}
+    func didReceiveBodyPart(_ execution: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
         bytes += part.readableBytes
         return .more
     }
-    func didFinish(_ task: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) { done.signal() }
-    func didFail(_ task: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) { self.error = error; done.signal() }
+    func didFinish(_ execution: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) { done.signal() }
+    func didFail(_ execution: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) { self.error = error; done.signal() }
 }
 
 func runDelegate() -> (bytes: Int, seconds: Double) {

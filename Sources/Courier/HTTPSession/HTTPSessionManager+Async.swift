@@ -1,9 +1,9 @@
 import FoundationEssentials
 
+/// The `async` calls: each returns a ``Reply`` — the value the serializer made, the response
+/// and the metrics — or throws the task's ``CourierError``. Cancelling the Swift task cancels the
+/// request.
 extension HTTPSessionManager {
-    /// The serialized value and the response of a request made with `async`/`await`.
-    public typealias Reply<Value> = (value: Value, response: Response)
-
     /// Runs `method` on `path` and returns what `serializer` makes of the response. Cancelling
     /// the Swift task cancels the request.
     public func send<Serializer: ResponseSerializer>(
@@ -72,17 +72,10 @@ extension HTTPSessionManager {
     }
 
     /// Runs a task for an `async` caller (``SessionManager/awaitResponse(_:_:)``) and returns
-    /// its value and response, or throws its error.
+    /// its value, response and metrics, or throws its error.
     func run<Serializer: ResponseSerializer, Task: SessionTask>(
-        _ serializer: Serializer, _ make: (CompletionRoute) -> Task
+        _ serializer: Serializer, _ make: (TaskCompletion.Route) -> Task
     ) async throws(CourierError) -> Reply<Serializer.Output> {
-        let response = await session.awaitResponse(serializer, make)
-        switch response.result {
-        case .success(let value):
-            guard let head = response.response else { throw CourierError(.noResponse, failingURL: response.request.url) }
-            return (value, head)
-        case .failure(let error):
-            throw error
-        }
+        try await session.awaitResponse(serializer, make).reply()
     }
 }

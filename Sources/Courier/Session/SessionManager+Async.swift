@@ -1,11 +1,12 @@
 import CourierCore
 import FoundationEssentials
-import Synchronization
 
 /// Tasks for `async` callers: each call makes a task, resumes it and returns what its
 /// completion handler would get — the typed value (or error) together with the request, the
-/// response, the body and the metrics (Alamofire's `DataResponse`). Cancelling the calling Swift
-/// task cancels the task.
+/// response, the body and the metrics (Alamofire's `DataResponse`); ``DataResponse/reply()``
+/// turns that into the ``Reply`` (value, response, metrics) or the thrown error, as
+/// ``HTTPSessionManager``'s `async` calls return it. Cancelling the calling Swift task cancels
+/// the task.
 extension SessionManager {
     /// URLSession's `data(for:)`, typed by `serializer` and validated by it (or by the request's
     /// own ``Request/validation``).
@@ -48,7 +49,7 @@ extension SessionManager {
         for request: Request, options: DownloadOptions = [.createIntermediateDirectories, .removePreviousFile],
         progress: ProgressHandler? = nil, destination: (@Sendable (URL, Response) -> URL)? = nil
     ) async -> DownloadResponse {
-        await awaitTask { deliver in
+        await awaitCompletion { deliver in
             downloadTask(with: request, options: options, progress: progress, destination: destination, completionHandler: deliver)
         }
     }
@@ -59,72 +60,5 @@ extension SessionManager {
         await awaitResponse(RequestValidatedSerializer(serializer, for: request)) { completion in
             makeUploadTask(request, completion: completion, progress: progress)
         }
-    }
-
-    /// Runs the task `make` builds for an `async` caller: the outcome is handed to this Swift
-    /// task when nothing needs the completion queue (one thread hop from the event loop) and
-    /// serialized here; otherwise it comes through the queues already serialized, after the hooks
-    /// ran (``CompletionRoute``). Cancelling the Swift task cancels the task.
-    func awaitResponse<Serializer: ResponseSerializer, Task: SessionTask>(
-        _ serializer: Serializer, _ make: (CompletionRoute) -> Task
-    ) async -> DataResponse<Serializer.Output> {
-        let arrival: AsyncArrival<Serializer.Output> = await awaitTask { deliver in
-            // A task's completion takes exactly one of the two routes.
-            make(CompletionRoute.serializing(
-                with: serializer, handler: { deliver(.serialized($0)) }, handOff: { deliver(.raw($0)) }))
-        }
-        switch arrival {
-        case .raw(let raw): return raw.dataResponse(serializedBy: serializer)
-        case .serialized(let serialized): return serialized
-        }
-    }
-
-    /// Makes a task with `make` (given what its completion calls), resumes it and waits for that
-    /// call; cancelling the Swift task cancels the task, whenever it happens.
-    private func awaitTask<Value: Sendable>(_ make: (_ deliver: @escaping @Sendable (Value) -> Void) -> SessionTask) async -> Value {
-        let box = CancellationBox()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let task = make { continuation.resume(returning: $0) }
-                box.set(task)
-                task.resume()
-            }
-        } onCancel: {
-            box.cancel()
-        }
-    }
-}
-
-/// How a task's outcome reaches an `async` caller: raw (to serialize in the caller's Swift task)
-/// or already serialized (it went through the completion queue).
-enum AsyncArrival<Value: Sendable>: Sendable {
-    case raw(RawOutcome)
-    case serialized(DataResponse<Value>)
-}
-
-/// Connects Swift task cancellation with a session task: the cancellation handler may run
-/// before the task exists (it is then cancelled as soon as it does), or at any time after.
-final class CancellationBox: Sendable {
-    private struct State {
-        var task: SessionTask?
-        var cancelled = false
-    }
-
-    private let state = Mutex(State())
-
-    func set(_ task: SessionTask) {
-        let cancelled = state.withLock { state -> Bool in
-            state.task = task
-            return state.cancelled
-        }
-        if cancelled { task.cancel() }
-    }
-
-    func cancel() {
-        let task = state.withLock { state -> SessionTask? in
-            state.cancelled = true
-            return state.task
-        }
-        task?.cancel()
     }
 }

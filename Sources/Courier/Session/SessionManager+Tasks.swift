@@ -24,7 +24,7 @@ extension SessionManager {
     }
 
     func makeDataTask(
-        _ request: Request, completion: CompletionRoute, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
+        _ request: Request, completion: TaskCompletion.Route, uploadProgress: ProgressHandler? = nil, downloadProgress: ProgressHandler? = nil
     ) -> DataTask {
         let task = DataTask(manager: self, kind: .data, request: request, completion: completion)
         attachReporters(task, upload: uploadProgress, download: downloadProgress)
@@ -94,7 +94,7 @@ extension SessionManager {
             progress: progress)
     }
 
-    func makeUploadTask(_ request: Request, completion: CompletionRoute, progress: ProgressHandler?) -> UploadTask {
+    func makeUploadTask(_ request: Request, completion: TaskCompletion.Route, progress: ProgressHandler?) -> UploadTask {
         let task = UploadTask(manager: self, kind: .upload, request: request, completion: completion)
         attachReporters(task, upload: progress, download: nil)
         register(task)

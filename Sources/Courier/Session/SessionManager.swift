@@ -234,7 +234,7 @@ public final class SessionManager: Sendable {
 
     /// Whether a task's completion must go through the completion queue: a hook or an
     /// observer wants it, a completion group counts it, or the response cache may store it.
-    /// Otherwise an awaiting Swift task takes the outcome directly (``CompletionRoute``).
+    /// Otherwise an awaiting Swift task takes the outcome directly (``TaskCompletion``).
     func completionQueueIsNeeded(for task: SessionTask) -> Bool {
         if completionGroup != nil || eventHub.hasSubscribers { return true }
         if task.kind == .data, configuration.responseCache != nil { return true }
@@ -249,18 +249,20 @@ public final class SessionManager: Sendable {
         finishInvalidationIfDone()
     }
 
-    /// Runs a task's hooks, completion and event on the completion queue.
-    func deliverCompletion(of task: SessionTask, raw: RawOutcome, finished: FinishedTask) {
+    /// The through-the-queues route's last leg (``TaskCompletion``): runs `task`'s response-cache
+    /// store, hooks, callback, resume-data handlers and `taskCompleted` event on the completion
+    /// queue, once its route `finished` the outcome.
+    func deliverOnCompletionQueue(of task: SessionTask, outcome: TaskCompletion.Outcome, finished: TaskCompletion.Finished) {
         completionQueue.async(group: completionGroup) { [self] in
             let hooks = self.hooks
-            if raw.error == nil, task.kind == .data, let cache = configuration.responseCache, let response = raw.response,
-               let data = raw.data, raw.metrics.transactionMetrics.isEmpty == false,
-               CacheRules.isStorable(response, for: raw.request) {
+            if outcome.error == nil, task.kind == .data, let cache = configuration.responseCache, let response = outcome.response,
+               let data = outcome.data, outcome.metrics.transactionMetrics.isEmpty == false,
+               CacheRules.isStorable(response, for: outcome.request) {
                 let proposal = CachedResponse(response: response, data: data)
                 let accepted = hooks.dataTaskWillCacheResponse.map { $0(task, proposal) } ?? proposal
-                if let accepted { cache.storeCachedResponse(accepted, for: raw.request) }
+                if let accepted { cache.storeCachedResponse(accepted, for: outcome.request) }
             }
-            hooks.taskDidFinishCollectingMetrics?(task, raw.metrics)
+            hooks.taskDidFinishCollectingMetrics?(task, outcome.metrics)
             hooks.taskDidComplete?(task, finished.error)
             finished.deliver()
             let handlers = task.core.withLock { core -> [@Sendable (Data?) -> Void] in
@@ -268,10 +270,8 @@ public final class SessionManager: Sendable {
                 defer { core.resumeDataHandlers = [] }
                 return core.resumeDataHandlers
             }
-            for handler in handlers { handler(raw.resumeData) }
-            eventHub.publish(.taskCompleted(TaskCompletion(
-                task: task, response: raw.response, data: raw.data, serializedObject: finished.serializedObject,
-                fileURL: raw.fileURL, error: finished.error, metrics: raw.metrics)))
+            for handler in handlers { handler(outcome.resumeData) }
+            eventHub.publish(.taskCompleted(TaskCompletion(task: task, outcome: outcome, finished: finished)))
             state.withLock { $0.pendingCompletions -= 1 }
             finishInvalidationIfDone()
         }

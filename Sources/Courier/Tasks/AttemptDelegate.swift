@@ -13,27 +13,27 @@ final class AttemptDelegate: HTTPClientResponseDelegate {
         self.attempt = attempt
     }
 
-    func didSendRequestBody(_ client: HTTPRequestExecution, total: Int64) {
+    func didSendRequestBody(_ execution: HTTPRequestExecution, total: Int64) {
         task.sentBody(total: total, attempt: attempt)
     }
 
-    func didRedirect(_ client: HTTPRequestExecution, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics) {
-        task.redirected(to: next, metrics: metrics, attempt: attempt, transport: client)
+    func didRedirect(_ execution: HTTPRequestExecution, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics) {
+        task.redirected(to: next, metrics: metrics, attempt: attempt, transport: execution)
     }
 
-    func didReceiveHead(_ client: HTTPRequestExecution, _ head: HTTPClientResponseHead) {
-        task.receivedHead(head, attempt: attempt, transport: client)
+    func didReceiveHead(_ execution: HTTPRequestExecution, _ head: HTTPClientResponseHead) {
+        task.receivedHead(head, attempt: attempt, transport: execution)
     }
 
-    func didReceiveBodyPart(_ client: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
-        task.receivedBody(part, attempt: attempt, transport: client)
+    func didReceiveBodyPart(_ execution: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+        task.receivedBody(part, attempt: attempt, transport: execution)
     }
 
-    func didFinish(_ client: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+    func didFinish(_ execution: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
         task.transportFinished(metrics: metrics, attempt: attempt)
     }
 
-    func didFail(_ client: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
+    func didFail(_ execution: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
         task.transportFailed(error, metrics: metrics, attempt: attempt)
     }
 }

@@ -91,46 +91,6 @@ extension SessionTask {
                                          detail: "could not move the download to \(target.path)"))
         }
     }
-
-    // MARK: Completion
-
-    /// The task ended (once): progress finals, the registry, then the completion — handed to
-    /// an awaiting Swift task, or serialized and delivered through the queues
-    /// (``CompletionRoute``).
-    func deliver(_ ending: TaskEnding<DownloadSink>) {
-        if let uploadReporter { uploadReporter.finish { _ in } } else { _ = uploadProgress.update { $0.isFinished = true } }
-        let finishDownload: (inout TaskProgress.Snapshot) -> Void = { progress in
-            if let size = ending.finalSize, progress.totalUnitCount < 0 { progress.totalUnitCount = size }
-        }
-        if let downloadReporter { downloadReporter.finish(finishDownload) } else {
-            _ = downloadProgress.update { finishDownload(&$0); $0.isFinished = true }
-        }
-        manager.taskEnded(self)
-        let raw = ending.raw
-        // A task ends once, so the completion is still there.
-        let completion = takeCompletion()
-        let deliver: @Sendable () -> Void = { [self] in
-            if let handOff = completion?.handOff, !manager.completionQueueIsNeeded(for: self) {
-                manager.completionHandedOff()
-                handOff(raw)
-                return
-            }
-            let finish: @Sendable () -> FinishedTask = { [self] in
-                let finished = completion?.finish(raw) ?? FinishedTask(serializedObject: nil, error: raw.error, deliver: {})
-                if let error = finished.error { core.withLock { $0.error = error } }
-                return finished
-            }
-            manager.serializationQueue.async { [self] in
-                let finished = finish()
-                manager.deliverCompletion(of: self, raw: raw, finished: finished)
-            }
-        }
-        if let sink = ending.abandonSink {
-            sink.abandon(keepFile: ending.keepFile, then: deliver)
-        } else {
-            deliver()
-        }
-    }
 }
 
 extension Result {

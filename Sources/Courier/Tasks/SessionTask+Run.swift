@@ -51,7 +51,7 @@ extension SessionTask {
         case .abandonSink(let sink, let keepFile):
             sink.abandon(keepFile: keepFile)
         case .complete(let ending):
-            deliver(ending)
+            complete(ending)
         }
     }
 

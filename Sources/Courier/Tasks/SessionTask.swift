@@ -37,7 +37,7 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     /// Taken (and so released) when the task ends: a completion closure that captures its own
     /// task would otherwise keep the task, its session and the session's event loops alive for
     /// ever (AFNetworking drops its task delegate, and the blocks, the same way).
-    private let completionSlot: Mutex<CompletionRoute?>
+    private let completionSlot: Mutex<TaskCompletion.Route?>
     /// Set for download tasks.
     let download: DownloadPlan?
     /// A problem found when the task was created, reported when it is resumed.
@@ -46,7 +46,7 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     var downloadReporter: ProgressReporter?
 
     init(
-        manager: SessionManager, kind: Kind, request: Request, completion: CompletionRoute, download: DownloadPlan? = nil,
+        manager: SessionManager, kind: Kind, request: Request, completion: TaskCompletion.Route, download: DownloadPlan? = nil,
         resumeOffset: Int64 = 0, preflightError: CourierError? = nil
     ) {
         self.taskIdentifier = Self.identifiers.add(1, ordering: .relaxed).newValue
@@ -64,8 +64,8 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         _ = uploadProgress.update { $0.totalUnitCount = request.body?.length ?? (request.body == nil ? 0 : -1) }
     }
 
-    /// The completion, once: later calls return nil.
-    func takeCompletion() -> CompletionRoute? {
+    /// The completion route, once: later calls return nil.
+    func takeCompletionRoute() -> TaskCompletion.Route? {
         completionSlot.withLock { slot in
             defer { slot = nil }
             return slot

@@ -7,8 +7,8 @@ import Synchronization
 /// ``ResponseStreamStateMachine``; this type holds it under a lock and performs its actions
 /// (in ``perform(_:)``, after the lock is released).
 ///
-/// Lifetime: the task holds this object (its delegate) until the request ends, and this object
-/// holds the task only until then, so the cycle ends with the request.
+/// Lifetime: the execution holds this object (its delegate) until the request ends, and this object
+/// holds the execution only until then, so the cycle ends with the request.
 final class ResponseStream: HTTPClientResponseDelegate, Sendable {
     typealias HeadWaiter = CheckedContinuation<Result<HTTPClientResponseHead, ClientError>, Never>
     typealias BodyWaiter = CheckedContinuation<Result<ByteBuffer?, ClientError>, Never>
@@ -17,8 +17,8 @@ final class ResponseStream: HTTPClientResponseDelegate, Sendable {
     private struct Locked {
         var machine: Machine
         /// The transport request while it runs.
-        var task: HTTPRequestExecution?
-        /// A cancellation came before the task existed: cancel it as soon as it does.
+        var execution: HTTPRequestExecution?
+        /// A cancellation came before the execution existed: cancel it as soon as it does.
         var cancelWhenStarted = false
     }
 
@@ -61,28 +61,28 @@ final class ResponseStream: HTTPClientResponseDelegate, Sendable {
     var trailers: HTTPFields? { locked.withLock { $0.machine.trailers } }
     var metrics: HTTPClientMetrics? { locked.withLock { $0.machine.metrics } }
 
-    // MARK: Events from the task (on its loop)
+    // MARK: Events from the execution (on its loop)
 
-    func didReceiveHead(_ task: HTTPRequestExecution, _ head: HTTPClientResponseHead) {
+    func didReceiveHead(_ execution: HTTPRequestExecution, _ head: HTTPClientResponseHead) {
         perform(locked.withLock { $0.machine.receivedHead(head) })
     }
 
-    func didReceiveBodyPart(_ task: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+    func didReceiveBodyPart(_ execution: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
         let (action, demand) = locked.withLock { $0.machine.receivedBodyPart(part) }
         perform(action)
         return demand
     }
 
-    func didFinish(_ task: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+    func didFinish(_ execution: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
         perform(locked.withLock { locked in
-            locked.task = nil
+            locked.execution = nil
             return locked.machine.finished(trailers: trailers, metrics: metrics)
         })
     }
 
-    func didFail(_ task: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
+    func didFail(_ execution: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
         perform(locked.withLock { locked in
-            locked.task = nil
+            locked.execution = nil
             return locked.machine.failed(error, metrics: metrics)
         })
     }
@@ -94,15 +94,15 @@ final class ResponseStream: HTTPClientResponseDelegate, Sendable {
         case .none:
             break
         case .startRequest:
-            let task = client.execute(request, delegate: self)
+            let execution = client.execute(request, delegate: self)
             let cancelNow = locked.withLock { locked -> Bool in
                 // It may already have ended (a client shut down fails it on this thread).
                 if locked.cancelWhenStarted { return true }
-                if case .waitingForHead = locked.machine.state { locked.task = task }
-                else if case .streaming = locked.machine.state { locked.task = task }
+                if case .waitingForHead = locked.machine.state { locked.execution = execution }
+                else if case .streaming = locked.machine.state { locked.execution = execution }
                 return false
             }
-            if cancelNow { task.cancel() }
+            if cancelNow { execution.cancel() }
         case .succeedHead(let waiter, let head):
             waiter.resume(returning: .success(head))
         case .failHead(let waiter, let error):
@@ -110,16 +110,16 @@ final class ResponseStream: HTTPClientResponseDelegate, Sendable {
         case .resumeBody(let waiter, let result):
             waiter.resume(returning: result)
         case .resumeBodyAndReading(let waiter, let part):
-            locked.withLock { $0.task }?.resumeReading()
+            locked.withLock { $0.execution }?.resumeReading()
             waiter.resume(returning: .success(part))
         case .resumeReading:
-            locked.withLock { $0.task }?.resumeReading()
+            locked.withLock { $0.execution }?.resumeReading()
         case .cancelRequest(let headWaiter, let bodyWaiter, let error):
-            let task = locked.withLock { locked -> HTTPRequestExecution? in
-                if locked.task == nil { locked.cancelWhenStarted = true }
-                return locked.task
+            let execution = locked.withLock { locked -> HTTPRequestExecution? in
+                if locked.execution == nil { locked.cancelWhenStarted = true }
+                return locked.execution
             }
-            task?.cancel()
+            execution?.cancel()
             headWaiter?.resume(returning: .failure(error))
             bodyWaiter?.resume(returning: .failure(error))
         }

@@ -234,7 +234,7 @@ struct ResponseStreamStateMachine<HeadWaiter, BodyWaiter> {
             if let waiter = streaming.waiter { return .resumeBody(waiter, .success(nil)) }
             return .none
         case .waitingForHead:
-            // The task always reports a head before it finishes; without one this is a failure.
+            // The execution always reports a head before it finishes; without one this is a failure.
             return failed(ClientError(.unexpectedResponse, detail: "no response head"), metrics: metrics)
         case .failed(let error, _, let reported):
             state = .failed(error, metrics: metrics, reported: reported)

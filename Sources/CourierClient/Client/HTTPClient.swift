@@ -69,14 +69,14 @@ public final class HTTPClient: Sendable {
     @discardableResult
     public func execute(_ request: HTTPClientRequest, delegate: sending any HTTPClientResponseDelegate) -> HTTPRequestExecution {
         let loop = eventLoopGroup.currentLoop ?? eventLoopGroup.next()
-        let task = HTTPRequestExecution(client: self, request: request, delegate: delegate, homeLoop: loop)
+        let execution = HTTPRequestExecution(client: self, request: request, delegate: delegate, homeLoop: loop)
         requests.started()
         if pool.isShutDown {
-            task.failWithoutLoop(ClientError(.poolShutdown))
+            execution.failWithoutLoop(ClientError(.poolShutdown))
         } else {
-            task.start()
+            execution.start()
         }
-        return task
+        return execution
     }
 
     /// Number of open or connecting connections, all hosts together (for tests and tools).

@@ -71,7 +71,7 @@ extension HTTP1Connection {
                     stopWatching()
                     // A reset is an abort, not an end: a body delimited by the close (RFC 9112
                     // §6.3 ¶8) may be cut short, so it fails like a TLS close without close_notify.
-                    if responseFraming == .untilClose, task != nil, phase == .ready {
+                    if responseFraming == .untilClose, execution != nil, phase == .ready {
                         process(machine.errorCaught(ClientError(.remoteClosedDuringBody, cause: error, detail: "connection reset: the body may be truncated")))
                         return
                     }
@@ -97,7 +97,7 @@ extension HTTP1Connection {
                 } else if n < readSize / 8, readSize > 4 * 1024 {
                     readSize /= 2
                 }
-                task?.firstByteReceived()
+                execution?.firstByteReceived()
                 if let tls {
                     tls.feedCiphertext(cipherIn)
                     cipherIn.clear()
@@ -129,7 +129,7 @@ extension HTTP1Connection {
             } catch where error.reason == .unexpectedEOF {
                 // RFC 8446 §6.1: without close_notify, a body delimited by the close is truncated.
                 inbound(eof: false)
-                if responseFraming == .untilClose, task != nil {
+                if responseFraming == .untilClose, execution != nil {
                     process(machine.errorCaught(ClientError(.remoteClosedDuringBody, cause: error, detail: "TLS closed without close_notify: the body may be truncated")))
                 } else {
                     inbound(eof: true)
@@ -141,7 +141,7 @@ extension HTTP1Connection {
                 // rejection of the client certificate arrives (RFC 8446 §4.4.2.4). Plaintext
                 // decrypted before the failure is parsed first: it may complete the response.
                 if phase == .ready, readBuffer.readableBytes > 0 { inbound(eof: false) }
-                if phase == .ready, task != nil {
+                if phase == .ready, execution != nil {
                     process(machine.errorCaught(ClientError(.tls, cause: error, detail: error.description)))
                 } else {
                     ioFailed(error)
@@ -169,7 +169,7 @@ extension HTTP1Connection {
                 let action = machine.readEOF(&readBuffer)
                 process(action)
                 drainInbound()
-                if phase != .closed && task == nil { closeSocket(); pool.connectionClosed(self) }
+                if phase != .closed && execution == nil { closeSocket(); pool.connectionClosed(self) }
             } else {
                 drainInbound()
             }
@@ -219,7 +219,7 @@ extension HTTP1Connection {
             setupFailed(ClientError(.connectionFailed, cause: error, detail: "\(error)"))
             return
         }
-        if task != nil {
+        if execution != nil {
             process(machine.errorCaught(ClientError(.ioError, cause: error, detail: "\(error)")))
         } else {
             closeSocket()
@@ -293,7 +293,7 @@ extension HTTP1Connection {
             }
         }
         if interest.contains(.write) { setInterest(interest.subtracting(.write)) }
-        if requestWritten { task?.requestFlushed() }
+        if requestWritten { execution?.requestFlushed() }
         if bodyPumpActive { pumpBody() }
     }
 

@@ -54,7 +54,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     var setupTimer: TimerID?
 
     // The request in flight.
-    var task: HTTPRequestExecution?
+    var execution: HTTPRequestExecution?
     var bodySource: RequestBodySource?
     var bodyPumpActive = false
     /// Set while the body stream asked to wait before its next piece (`waitAfterEmptyPiece`).
@@ -92,23 +92,23 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
 
     // MARK: - Requests
 
-    /// Runs `task` on this connection. Called on the loop after the pool leased it.
-    func execute(_ task: HTTPRequestExecution) {
+    /// Runs `execution` on this connection. Called on the loop after the pool leased it.
+    func execute(_ execution: HTTPRequestExecution) {
         loop.assertInEventLoop()
         cancelIdleTimer()
         guard phase == .ready, machine.isReusable else {
-            // Closed between the lease and now (stale): not the task's fault, get another.
+            // Closed between the lease and now (stale): not the execution's fault, get another.
             pool.connectionReleased(self, reusable: false)
-            task.connectionUnusable()
+            execution.connectionUnusable()
             return
         }
-        guard let start = task.attach(to: self, establishment: establishment, reused: machine.uses > 0) else {
+        guard let start = execution.attach(to: self, establishment: establishment, reused: machine.uses > 0) else {
             // Cancelled while waiting: hand the connection straight back.
             pool.connectionReleased(self, reusable: true)
             return
         }
         establishment = ConnectionEstablishment(localAddress: establishment.localAddress, remoteAddress: establishment.remoteAddress, tlsInfo: establishment.tlsInfo)
-        self.task = task
+        self.execution = execution
         requestWritten = false
         responseFraming = nil
         bodyPumpActive = false
@@ -123,36 +123,36 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
                 loop.execute { connection.bodyWokenUp() }
             }
         } catch {
-            finishTask()
+            finishExecution()
             pool.connectionReleased(self, reusable: true)
-            task.failed(error)
+            execution.failed(error)
             return
         }
         bodySource = source
         let action = machine.startRequest(head: start.head, host: start.host, body: kind, expectContinue: start.expectContinue, bodyReplayable: true)
         process(action)
-        if self.task === task { drainInbound() }
+        if self.execution === execution { drainInbound() }
     }
 
-    /// Cancels `task` if it is the one in flight here.
-    func cancel(_ task: HTTPRequestExecution) {
+    /// Cancels `execution` if it is the one in flight here.
+    func cancel(_ execution: HTTPRequestExecution) {
         loop.assertInEventLoop()
-        guard self.task === task else { return }
+        guard self.execution === execution else { return }
         process(machine.cancel())
     }
 
-    /// Fails `task`'s response for a reason of the task's own (a redirect answer that cannot be
+    /// Fails `execution`'s response for a reason of its own (a redirect answer that cannot be
     /// followed); the connection is not reused.
-    func fail(_ task: HTTPRequestExecution, _ error: ClientError) {
+    func fail(_ execution: HTTPRequestExecution, _ error: ClientError) {
         loop.assertInEventLoop()
-        guard self.task === task else { return }
+        guard self.execution === execution else { return }
         process(machine.errorCaught(error))
     }
 
-    /// The task's delegate wants body bytes again.
-    func resumeReading(_ task: HTTPRequestExecution) {
+    /// The execution's delegate wants body bytes again.
+    func resumeReading(_ execution: HTTPRequestExecution) {
         loop.assertInEventLoop()
-        guard self.task === task else { return }
+        guard self.execution === execution else { return }
         process(machine.demandMoreResponseBody())
     }
 
@@ -174,7 +174,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     func scheduleIdleReadTimer() {
         // The limit is the request's (its override, else the client's), not the connection's:
         // a connection opened for a request without an idle limit may carry one with a limit.
-        guard let task, let limit = task.idleReadTimeout else { return }
+        guard let execution, let limit = execution.idleReadTimeout else { return }
         let due = lastRead + limit
         if let idleReadTimer {
             if idleReadDue <= due { return }
@@ -184,7 +184,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         idleReadTimer = loop.scheduleTimer(at: due) { [weak self] in
             guard let self else { return }
             idleReadTimer = nil
-            guard let task = self.task, let limit = task.idleReadTimeout else { return }
+            guard let execution = self.execution, let limit = execution.idleReadTimeout else { return }
             // Reads move `lastRead` instead of rescheduling the timer on every read. While the
             // delegate has paused the body, the silence is ours, not the server's.
             if machine.isPaused { lastRead = .now() }
@@ -207,7 +207,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     func process(_ action: HTTP1ConnectionStateMachine.Action) {
         switch action {
         case .write(let bytes, let then):
-            task?.sent(bytes: bytes.readableBytes)
+            execution?.sent(bytes: bytes.readableBytes)
             write(bytes)
             switch then {
             case .sendRequestBody:
@@ -223,7 +223,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
                 requestWritten = true
                 bodyPumpActive = false
                 // `write` may have flushed everything already, before the flag was set.
-                if outboundBytes == 0 { task?.requestFlushed() }
+                if outboundBytes == 0 { execution?.requestFlushed() }
             }
         case .sendRequestBody:
             if let continueTimer { loop.cancelTimer(continueTimer) }
@@ -233,18 +233,18 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         case .forwardHead(let head, let stopSendingBody):
             if stopSendingBody { stopBody() }
             responseFraming = head.framing
-            if let error = task?.receivedHead(head) {
+            if let error = execution?.receivedHead(head) {
                 process(machine.errorCaught(error))
             }
         case .forwardBody(let bytes):
-            switch task?.receivedBody(bytes) {
+            switch execution?.receivedBody(bytes) {
             case .pause?: machine.pauseResponseBody()
             case .abort(let error)?: process(machine.errorCaught(error))
             case .more?, nil: break
             }
         case .succeedRequest(let trailers, let then):
-            guard let task = finishTask() else { return }
-            task.received(bytes: machine.responseBytesConsumed - bytesReceivedAtStart)
+            guard let execution = finishExecution() else { return }
+            execution.received(bytes: machine.responseBytesConsumed - bytesReceivedAtStart)
             switch then {
             case .keepAlive:
                 pool.connectionReleased(self, reusable: true)
@@ -252,17 +252,17 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
                 closeSocket()
                 pool.connectionReleased(self, reusable: false)
             }
-            task.succeeded(trailers: trailers)
+            execution.succeeded(trailers: trailers)
         case .failRequest(let error, let then):
-            guard let task = finishTask() else { return }
-            task.received(bytes: machine.responseBytesConsumed - bytesReceivedAtStart)
+            guard let execution = finishExecution() else { return }
+            execution.received(bytes: machine.responseBytesConsumed - bytesReceivedAtStart)
             if then == .keepAlive {
                 pool.connectionReleased(self, reusable: true)
             } else {
                 closeSocket()
                 pool.connectionReleased(self, reusable: false)
             }
-            task.failed(error)
+            execution.failed(error)
         case .wait(.read):
             setInterest(interest.union(.read))
         case .wait(.stopReading):
@@ -280,12 +280,12 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     }
 
     @discardableResult
-    func finishTask() -> HTTPRequestExecution? {
-        guard let task else { return nil }
-        self.task = nil
+    func finishExecution() -> HTTPRequestExecution? {
+        guard let execution else { return nil }
+        self.execution = nil
         cancelRequestTimers()
         stopBody()
-        return task
+        return execution
     }
 
     func stopBody() {
@@ -309,7 +309,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
         guard !isPumping, bodyWaitTimer == nil, !bodyAwaitingWakeUp else { return }
         isPumping = true
         defer { isPumping = false }
-        while bodyPumpActive, outboundBytes < 256 * 1024, task != nil {
+        while bodyPumpActive, outboundBytes < 256 * 1024, execution != nil {
             guard var source = bodySource else { return }
             let piece: ByteBuffer?
             do {
@@ -343,7 +343,7 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
                 // the head and chunk framing (and every earlier request on the connection).
                 bodyBytesSent += Int64(piece.readableBytes)
                 process(machine.requestBodyPart(piece))
-                task?.sentBody(total: bodyBytesSent)
+                execution?.sentBody(total: bodyBytesSent)
             } else {
                 bodyPumpActive = false
                 bodySource?.close()
@@ -383,9 +383,9 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     func closeFromPool() {
         loop.assertInEventLoop()
         cancelIdleTimer()
-        if let task = finishTask() {
+        if let execution = finishExecution() {
             closeSocket()
-            task.failed(ClientError(.poolShutdown))
+            execution.failed(ClientError(.poolShutdown))
             return
         }
         connector?.cancel()

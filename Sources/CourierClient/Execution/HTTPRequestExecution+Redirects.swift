@@ -3,8 +3,9 @@ import CourierHTTP1
 import CourierPosix
 
 /// Following redirects (RFC 9110 §15.4): the one redirect driver. Every method runs on the loop
-/// that owns the task at that moment (see ``HTTPRequestExecution``): the connection's loop while a
-/// response is read, and that same loop while an answer is awaited after the response ended.
+/// that owns the execution at that moment (see ``HTTPRequestExecution``): the connection's loop
+/// while a response is read, and that same loop while an answer is awaited after the response
+/// ended.
 extension HTTPRequestExecution {
     /// The request the configuration proposes after `head`, nil when it does not follow it, or
     /// the error that fails the request (too many, loop, invalid Location, refused downgrade).
@@ -59,7 +60,7 @@ extension HTTPRequestExecution {
         let redirect = HTTPClientRedirect(response: head, request: request, proposed: next, number: history.count + 1)
         redirectHandler.decide(self, redirect, reply)
         // Answered inside the handler: applied here, before any body part (nothing held).
-        guard let answer = reply.handlerReturned(loop: loop, task: self) else { return nil }
+        guard let answer = reply.handlerReturned(loop: loop, execution: self) else { return nil }
         return apply(answer)
     }
 
@@ -183,7 +184,7 @@ extension HTTPRequestExecution {
         }
     }
 
-    /// `cancel()` while the task waits for an answer without a connection.
+    /// `cancel()` while the execution waits for an answer without a connection.
     func cancelWhileDeciding() {
         guard case .deciding = shared.withLock({ $0.location }) else { return }
         end(failure: ClientError(.cancelled))
@@ -194,7 +195,7 @@ extension HTTPRequestExecution {
         decisionTimer = nil
     }
 
-    /// The task ended: a pending answer no longer counts.
+    /// The execution ended: a pending answer no longer counts.
     func endDecision() {
         reply?.abandon()
         reply = nil

@@ -10,15 +10,15 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: `shared` is a `Mutex`. Every other mutable member is touched by one
 /// thread at a time: the caller's thread in `start`, then the loop of the connection running
-/// the request (or the task's home loop between connections, or the last connection's loop while
-/// a redirect handler's answer is awaited). Each hand-over goes through `EventLoop.execute` or
-/// the pool's lock, which orders the accesses.
+/// the request (or the execution's home loop between connections, or the last connection's loop
+/// while a redirect handler's answer is awaited). Each hand-over goes through `EventLoop.execute`
+/// or the pool's lock, which orders the accesses.
 public final class HTTPRequestExecution: @unchecked Sendable {
     enum Location {
         case starting
         case waiting(PoolKey)
         case running(HTTP1Connection)
-        /// The response of a redirect has ended and its handler has not answered yet; the task
+        /// The response of a redirect has ended and its handler has not answered yet; the execution
         /// waits on this loop.
         case deciding(EventLoop)
         case finished
@@ -71,7 +71,7 @@ public final class HTTPRequestExecution: @unchecked Sendable {
     var reply: HTTPClientRedirectReply?
     /// The loop of the connection running the current attempt (where answers arrive).
     var attemptLoop: EventLoop?
-    /// The total deadline while the task waits for an answer without a connection.
+    /// The total deadline while the execution waits for an answer without a connection.
     var decisionTimer: TimerID?
     private var decoder: ContentDecoder?
     private var decoded = ByteBuffer()
@@ -148,7 +148,7 @@ public final class HTTPRequestExecution: @unchecked Sendable {
         }
     }
 
-    /// Ends the task on the caller's thread: only for a client already shut down.
+    /// Ends the execution on the caller's thread: only for a client already shut down.
     func failWithoutLoop(_ error: ClientError) {
         end(failure: error)
     }
@@ -250,7 +250,7 @@ public final class HTTPRequestExecution: @unchecked Sendable {
 
     // MARK: On the connection's loop
 
-    /// The connection is about to run this task; returns what to send, or nil if the task was
+    /// The connection is about to run this execution; returns what to send, or nil if it was
     /// cancelled meanwhile (it then ends here).
     func attach(to connection: HTTP1Connection, establishment: ConnectionEstablishment, reused: Bool) -> Attempt? {
         // `poolTimer` belongs to the home loop (this may be another loop): decide from the

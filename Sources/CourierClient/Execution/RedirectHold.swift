@@ -6,7 +6,7 @@ import CourierHTTP1
 /// handler's answer, and that returns what to do. `Next` is the request to make when the
 /// redirect is followed.
 ///
-/// A response the task does not redirect passes through. A redirect the configuration follows
+/// A response the execution does not redirect passes through. A redirect the configuration follows
 /// without a handler is discarded (its body is read to the end, so the connection can be
 /// reused) and then followed. A redirect put to a handler is *held*: the first body part stops
 /// reading (at most what already arrived is kept), and its end is remembered, until the answer
@@ -105,7 +105,7 @@ struct RedirectHold<Next> {
         }
     }
 
-    /// The handler said follow `next` (after the task checked it).
+    /// The handler said follow `next` (after the execution checked it).
     mutating func answerFollow(_ next: Next) -> AnswerAction {
         guard case .deciding(_, let trailers, let paused) = state else { return .ignore }
         // The held part belongs to the redirect's body, which is not delivered.

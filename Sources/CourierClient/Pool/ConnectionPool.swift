@@ -6,7 +6,7 @@ import Synchronization
 
 /// The I/O driver around one ``ConnectionPoolStateMachine`` per ``PoolKey``.
 ///
-/// Threading: the machines, the connection table and the waiting tasks live in one `Mutex`.
+/// Threading: the machines, the connection table and the waiting executions live in one `Mutex`.
 /// Every input takes the lock, asks the machine, and returns its actions; the actions run
 /// after the lock is released, and anything that touches a connection hops to that
 /// connection's loop. Nothing calls out while holding the lock.
@@ -70,27 +70,27 @@ final class ConnectionPool: Sendable {
             idleTimeout: configuration.idleConnectionTimeout)
     }
 
-    // MARK: Inputs from tasks
+    // MARK: Inputs from executions
 
-    /// Queues `task` for a connection to `key`.
-    func acquire(_ task: HTTPRequestExecution, key: PoolKey, timeouts: HTTPClientTimeouts) {
+    /// Queues `execution` for a connection to `key`.
+    func acquire(_ execution: HTTPRequestExecution, key: PoolKey, timeouts: HTTPClientTimeouts) {
         let actions = state.withLock { state -> [ConnectionPoolStateMachine<Int>.Action] in
-            state.waiters[task.id] = task
-            if state.isShutDown { return [.failWaiter(task.id, ClientError(.poolShutdown))] }
-            // A cancel that came between the task marking itself waiting and this lock found
+            state.waiters[execution.id] = execution
+            if state.isShutDown { return [.failWaiter(execution.id, ClientError(.poolShutdown))] }
+            // A cancel that came between the execution marking itself waiting and this lock found
             // nothing queued to remove: honour it here.
-            if task.isCancelled { return [.failWaiter(task.id, ClientError(.cancelled))] }
+            if execution.isCancelled { return [.failWaiter(execution.id, ClientError(.cancelled))] }
             return state.machines[key, default: ConnectionPoolStateMachine(configuration: machineConfiguration())]
-                .requestConnection(waiter: task.id)
+                .requestConnection(waiter: execution.id)
         }
         run(actions, key: key, timeouts: timeouts)
     }
 
-    /// The task gave up waiting (cancelled or timed out).
-    func removeWaiter(_ task: HTTPRequestExecution, key: PoolKey, timedOut: Bool) {
+    /// The execution gave up waiting (cancelled or timed out).
+    func removeWaiter(_ execution: HTTPRequestExecution, key: PoolKey, timedOut: Bool) {
         let actions = state.withLock { state -> [ConnectionPoolStateMachine<Int>.Action] in
             guard state.machines[key] != nil else { return [] }
-            return timedOut ? state.machines[key]!.waiterTimedOut(task.id) : state.machines[key]!.waiterCancelled(task.id)
+            return timedOut ? state.machines[key]!.waiterTimedOut(execution.id) : state.machines[key]!.waiterCancelled(execution.id)
         }
         run(actions, key: key, timeouts: configuration.timeouts)
     }
@@ -135,7 +135,7 @@ final class ConnectionPool: Sendable {
 
     // MARK: Shutdown
 
-    /// Closes idle connections, fails waiting tasks, refuses new ones; `done` runs once every
+    /// Closes idle connections, fails waiting executions, refuses new ones; `done` runs once every
     /// leased connection has been released.
     func shutdown(_ done: @escaping @Sendable () -> Void) {
         shutdownDone.withLock { $0.append(done) }
@@ -172,17 +172,17 @@ final class ConnectionPool: Sendable {
             case .enqueue:
                 break
             case .lease(let id, let waiter):
-                let (connection, task) = state.withLock { ($0.connections[key]?[id], $0.waiters.removeValue(forKey: waiter)) }
-                guard let task else { continue }
+                let (connection, execution) = state.withLock { ($0.connections[key]?[id], $0.waiters.removeValue(forKey: waiter)) }
+                guard let execution else { continue }
                 guard let connection else {
                     // The connection closed on its loop (EOF or stray bytes while idle) between
-                    // the machine's lease and now, and the machine already forgot it: the task
+                    // the machine's lease and now, and the machine already forgot it: the execution
                     // must not be dropped, it asks for another connection.
-                    task.connectionUnusable()
+                    execution.connectionUnusable()
                     continue
                 }
-                task.leased(connection)
-                connection.loop.execute { connection.execute(task) }
+                execution.leased(connection)
+                connection.loop.execute { connection.execute(execution) }
             case .scheduleIdleTimer(let id):
                 guard let connection = state.withLock({ $0.connections[key]?[id] }) else { continue }
                 let timeout = configuration.idleConnectionTimeout
@@ -197,8 +197,8 @@ final class ConnectionPool: Sendable {
                 guard let connection = state.withLock({ $0.connections[key]?.removeValue(forKey: id) }) else { continue }
                 connection.loop.execute { connection.closeFromPool() }
             case .failWaiter(let waiter, let error):
-                guard let task = state.withLock({ $0.waiters.removeValue(forKey: waiter) }) else { continue }
-                task.poolFailed(error)
+                guard let execution = state.withLock({ $0.waiters.removeValue(forKey: waiter) }) else { continue }
+                execution.poolFailed(error)
             case .shutdownComplete:
                 state.withLock { _ = $0.shutdownPending.remove(key) }
                 checkShutdownComplete()

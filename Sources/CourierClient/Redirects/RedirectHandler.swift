@@ -56,15 +56,15 @@ public enum HTTPClientRedirectAnswer: Sendable {
 /// still apply (the deadline fails in phase ``ClientError/Phase/redirect``).
 public struct HTTPClientRedirectHandler: Sendable {
     /// Called once per redirect; answers through the reply, exactly once.
-    public let decide: @Sendable (_ task: HTTPRequestExecution, _ redirect: HTTPClientRedirect, _ reply: HTTPClientRedirectReply) -> Void
+    public let decide: @Sendable (_ execution: HTTPRequestExecution, _ redirect: HTTPClientRedirect, _ reply: HTTPClientRedirectReply) -> Void
 
-    public init(_ decide: @escaping @Sendable (_ task: HTTPRequestExecution, _ redirect: HTTPClientRedirect, _ reply: HTTPClientRedirectReply) -> Void) {
+    public init(_ decide: @escaping @Sendable (_ execution: HTTPRequestExecution, _ redirect: HTTPClientRedirect, _ reply: HTTPClientRedirectReply) -> Void) {
         self.decide = decide
     }
 
     /// A handler that answers at once, on the loop.
-    public static func synchronous(_ decide: @escaping @Sendable (_ task: HTTPRequestExecution, _ redirect: HTTPClientRedirect) -> HTTPClientRedirectAnswer) -> Self {
-        Self { task, redirect, reply in reply.answer(decide(task, redirect)) }
+    public static func synchronous(_ decide: @escaping @Sendable (_ execution: HTTPRequestExecution, _ redirect: HTTPClientRedirect) -> HTTPClientRedirectAnswer) -> Self {
+        Self { execution, redirect, reply in reply.answer(decide(execution, redirect)) }
     }
 }
 
@@ -91,31 +91,31 @@ public final class HTTPClientRedirectReply: Sendable {
             case .inHandler(nil):
                 state = .inHandler(answer)
                 return nil
-            case .awaiting(let loop, let task):
+            case .awaiting(let loop, let execution):
                 state = .done
-                return (loop, task)
+                return (loop, execution)
             case .inHandler, .done:
                 return nil
             }
         }
-        guard let (loop, task) = target else { return }
-        loop.execute { task.redirectAnswered(self, answer) }
+        guard let (loop, execution) = target else { return }
+        loop.execute { execution.redirectAnswered(self, answer) }
     }
 
-    /// The handler returned: the answer it gave inside, or nil, and later answers go to `task`
+    /// The handler returned: the answer it gave inside, or nil, and later answers go to `execution`
     /// on `loop`.
-    func handlerReturned(loop: EventLoop, task: HTTPRequestExecution) -> HTTPClientRedirectAnswer? {
+    func handlerReturned(loop: EventLoop, execution: HTTPRequestExecution) -> HTTPClientRedirectAnswer? {
         state.withLock { state in
             if case .inHandler(let answer?) = state {
                 state = .done
                 return answer
             }
-            state = .awaiting(loop, task)
+            state = .awaiting(loop, execution)
             return nil
         }
     }
 
-    /// The request ended: drop the reference to the task; later answers are ignored.
+    /// The request ended: drop the reference to the execution; later answers are ignored.
     func abandon() {
         state.withLock { $0 = .done }
     }

@@ -18,9 +18,9 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
     let ended = TestEvent()
     private var paused = false
 
-    func didReceiveHead(_ task: HTTPRequestExecution, _ head: HTTPClientResponseHead) {}
+    func didReceiveHead(_ execution: HTTPRequestExecution, _ head: HTTPClientResponseHead) {}
 
-    func didReceiveBodyPart(_ task: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+    func didReceiveBodyPart(_ execution: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
         body += part.readableBytesArray()
         let parts = state.withLock { state -> Int in
             state.parts += 1
@@ -35,12 +35,12 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
         return .more
     }
 
-    func didFinish(_ task: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+    func didFinish(_ execution: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
         finished = true
         ended.signal()
     }
 
-    func didFail(_ task: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
+    func didFail(_ execution: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
         self.error = error
         ended.signal()
     }
@@ -80,7 +80,7 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
                 }
             }
             let delegate = PausingDelegate()
-            let task = client.execute(try get("\(server.baseURL)/big"), delegate: delegate)
+            let execution = client.execute(try get("\(server.baseURL)/big"), delegate: delegate)
             #expect(delegate.firstPart.wait())
             // Paused: no further part may arrive. (Waiting for something that must not happen
             // needs a bound; 300 ms is plenty for a loopback socket to deliver more.)
@@ -88,7 +88,7 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
             settle(client)
             #expect(delegate.state.withLock { $0.parts } == 1)
             #expect(!delegate.ended.isSignaled)
-            task.resumeReading()
+            execution.resumeReading()
             #expect(delegate.ended.wait(timeout: .seconds(20)))
             #expect(delegate.error == nil, "\(String(describing: delegate.error))")
             #expect(delegate.finished)
@@ -117,7 +117,7 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
                 if reset { connection.reset() } else { connection.close() }
             }
             let delegate = PausingDelegate()
-            let task = client.execute(try get("\(server.baseURL)/gone"), delegate: delegate)
+            let execution = client.execute(try get("\(server.baseURL)/gone"), delegate: delegate)
             #expect(delegate.firstPart.wait())
             #expect(sent.wait())
             #expect(server.waitForAllConnectionsClosed(timeout: .seconds(5)))
@@ -125,7 +125,7 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
             #expect(!delegate.secondPart.wait(timeout: .milliseconds(300)))
             let used = loopCPUTime(client) - before
             #expect(used < .milliseconds(100), "the loops used \(used) of CPU in 300 ms while paused")
-            task.resumeReading()
+            execution.resumeReading()
             #expect(delegate.ended.wait(timeout: .seconds(10)))
             if reset {
                 // The RST may destroy unread data: the body ends early or completely.
@@ -143,11 +143,11 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
     @Test func resumeWithoutPause() throws {
         try withClientAndServer { client, server in
             server.route("/x") { _, connection in try connection.respond(status: 200, body: "x") }
-            let (task, delegate) = start(client, try get("\(server.baseURL)/x"))
-            task.resumeReading()
-            task.resumeReading()
+            let (execution, delegate) = start(client, try get("\(server.baseURL)/x"))
+            execution.resumeReading()
+            execution.resumeReading()
             #expect(delegate.wait())
-            task.resumeReading()
+            execution.resumeReading()
             settle(client)
             #expect(delegate.events == [.headSent, .head(200), .body(1), .finished])
         }

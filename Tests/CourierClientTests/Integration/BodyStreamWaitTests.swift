@@ -97,11 +97,11 @@ struct PacedStream: HTTPClientBodyStream {
                 PacedStream(inner: PatternStream(count: 2000, pieceSize: 1000), pause: .seconds(30), log: log)
             })
             let start = ContinuousClock.now
-            let task = client.execute(request, delegate: delegate)
+            let execution = client.execute(request, delegate: delegate)
             // Once the stream has given its first piece and is waiting, cancel.
             #expect(log.emptied.wait(timeout: .now() + .seconds(10)) == .success)
             #expect(log.pieces == 1)
-            task.cancel()
+            execution.cancel()
             #expect(delegate.wait(seconds: 10))
             #expect(delegate.error?.code == .cancelled, "\(String(describing: delegate.error))")
             #expect(ContinuousClock.now - start < .seconds(10))

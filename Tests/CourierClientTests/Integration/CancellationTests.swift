@@ -12,8 +12,8 @@ import Testing
         try withClientAndServer(configure: { $0.maximumConnectionsPerHost = 1 }) { client, server in
             server.route("/quick") { _, connection in try connection.respond(status: 200, body: "quick") }
             let holder = try HeldRequest(client, server)
-            let (task, queued) = start(client, try get("\(server.baseURL)/quick"))
-            task.cancel()
+            let (execution, queued) = start(client, try get("\(server.baseURL)/quick"))
+            execution.cancel()
             #expect(queued.wait())
             #expect(queued.events == [.failed("cancelled")])
             #expect(queued.error?.phase == .cancelled)
@@ -38,8 +38,8 @@ import Testing
                 return
             }
             defer { filler.close() }
-            let (task, delegate) = start(client, try get("\(server.baseURL)/"))
-            task.cancel()
+            let (execution, delegate) = start(client, try get("\(server.baseURL)/"))
+            execution.cancel()
             #expect(delegate.wait(seconds: 5))
             #expect(delegate.events == [.failed("cancelled")])
             settle(client)
@@ -50,9 +50,9 @@ import Testing
     @Test func cancelDuringTLSHandshake() throws {
         try withClientAndServer(configure: { $0.tls = testTLS }, tls: ServerTLS()) { client, server in
             let hold = server.holdingAccepts()
-            let (task, delegate) = start(client, try get("\(server.baseURL)/"))
+            let (execution, delegate) = start(client, try get("\(server.baseURL)/"))
             #expect(hold.arrived.wait())
-            task.cancel()
+            execution.cancel()
             #expect(delegate.wait(seconds: 5))
             #expect(delegate.events == [.failed("cancelled")])
             settle(client)
@@ -71,9 +71,9 @@ import Testing
     @Test func cancelAfterHeadSentBeforeResponse() throws {
         try withClientAndServer { client, server in
             let hold = server.holdingRoute("/wait")
-            let (task, delegate) = start(client, try get("\(server.baseURL)/wait"))
+            let (execution, delegate) = start(client, try get("\(server.baseURL)/wait"))
             #expect(hold.arrived.wait())
-            task.cancel()
+            execution.cancel()
             #expect(delegate.wait(seconds: 5))
             #expect(delegate.events == [.headSent, .failed("cancelled")])
             // The connection was closed: once the handler returns, the server reads EOF.
@@ -92,7 +92,7 @@ import Testing
             }
             let (_, delegate) = start(client, try get("\(server.baseURL)/body")) { delegate in
                 // Cancel from inside the delegate, on the loop, as soon as body bytes arrive.
-                delegate.onBodyPart = { task in task.cancel() }
+                delegate.onBodyPart = { execution in execution.cancel() }
             }
             #expect(delegate.wait(seconds: 5))
             #expect(delegate.events == [.headSent, .head(200), .body(10), .failed("cancelled")])
@@ -105,10 +105,10 @@ import Testing
     @Test func cancelAfterCompletionIsNoOp() throws {
         try withClientAndServer { client, server in
             server.route("/done") { _, connection in try connection.respond(status: 200, body: "done") }
-            let (task, delegate) = start(client, try get("\(server.baseURL)/done"))
+            let (execution, delegate) = start(client, try get("\(server.baseURL)/done"))
             #expect(delegate.wait())
-            task.cancel()
-            task.cancel()
+            execution.cancel()
+            execution.cancel()
             settle(client)
             #expect(delegate.events == [.headSent, .head(200), .body(4), .finished])
             // The connection stays pooled and is reused.
@@ -121,12 +121,12 @@ import Testing
     @Test func doubleCancelInFlight() throws {
         try withClientAndServer { client, server in
             let hold = server.holdingRoute("/wait")
-            let (task, delegate) = start(client, try get("\(server.baseURL)/wait"))
+            let (execution, delegate) = start(client, try get("\(server.baseURL)/wait"))
             #expect(hold.arrived.wait())
-            task.cancel()
-            task.cancel()
+            execution.cancel()
+            execution.cancel()
             #expect(delegate.wait(seconds: 5))
-            task.cancel()
+            execution.cancel()
             settle(client)
             #expect(delegate.events == [.headSent, .failed("cancelled")])
             #expect(delegate.endCount == 1)
@@ -135,14 +135,14 @@ import Testing
         }
     }
 
-    /// Cancelled before the task even reached a loop: still exactly one `didFail(.cancelled)`,
+    /// Cancelled before the execution even reached a loop: still exactly one `didFail(.cancelled)`,
     /// and no connection is opened for it.
     @Test func cancelImmediately() throws {
         try withClientAndServer { client, server in
             server.route("/x") { _, connection in try connection.respond(status: 200, body: "x") }
-            let (task, delegate) = start(client, try get("\(server.baseURL)/x"))
-            task.cancel()
-            task.cancel()
+            let (execution, delegate) = start(client, try get("\(server.baseURL)/x"))
+            execution.cancel()
+            execution.cancel()
             #expect(delegate.wait(seconds: 5))
             settle(client)
             #expect(delegate.endCount == 1)

@@ -20,8 +20,8 @@ func start(
 ) -> (HTTPRequestExecution, RecordingDelegate) {
     let delegate = RecordingDelegate()
     setUp(delegate)
-    let task = client.execute(request, delegate: delegate)
-    return (task, delegate)
+    let execution = client.execute(request, delegate: delegate)
+    return (execution, delegate)
 }
 
 /// Waits until every job already queued on the client's loops has run (three rounds, so work

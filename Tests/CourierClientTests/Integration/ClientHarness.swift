@@ -37,31 +37,31 @@ final class RecordingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
     var onHead: ((HTTPRequestExecution) -> Void)?
     var onBodyPart: ((HTTPRequestExecution) -> Void)?
 
-    func didSendRequestHead(_ task: HTTPRequestExecution, _ head: HTTPRequestHead) { events.append(.headSent) }
-    func didSendRequestBody(_ task: HTTPRequestExecution, total: Int64) { events.append(.bodySent(total)) }
-    func didRedirect(_ task: HTTPRequestExecution, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics) {
+    func didSendRequestHead(_ execution: HTTPRequestExecution, _ head: HTTPRequestHead) { events.append(.headSent) }
+    func didSendRequestBody(_ execution: HTTPRequestExecution, total: Int64) { events.append(.bodySent(total)) }
+    func didRedirect(_ execution: HTTPRequestExecution, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics) {
         hops.append((response, next, metrics))
         events.append(.redirected(response.status))
     }
-    func didReceiveHead(_ task: HTTPRequestExecution, _ head: HTTPClientResponseHead) {
+    func didReceiveHead(_ execution: HTTPRequestExecution, _ head: HTTPClientResponseHead) {
         self.head = head
         events.append(.head(head.status))
-        onHead?(task)
+        onHead?(execution)
     }
-    func didReceiveBodyPart(_ task: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+    func didReceiveBodyPart(_ execution: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
         body += part.readableBytesArray()
         events.append(.body(part.readableBytes))
-        onBodyPart?(task)
+        onBodyPart?(execution)
         if pauseAfterFirstPart { pauseAfterFirstPart = false; return .pause }
         return .more
     }
-    func didFinish(_ task: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+    func didFinish(_ execution: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
         self.trailers = trailers
         self.metrics = metrics
         events.append(.finished)
         done.signal()
     }
-    func didFail(_ task: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
+    func didFail(_ execution: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
         self.error = error
         self.metrics = metrics
         events.append(.failed(error.code.name))

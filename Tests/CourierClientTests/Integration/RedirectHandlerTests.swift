@@ -30,7 +30,7 @@ struct ShownRedirect: Sendable {
 
 /// A handler that keeps what it was asked and answers when the test says so.
 final class PendingRedirects: Sendable {
-    // No task kept: the request holds the handler, which holds this.
+    // No execution kept: the request holds the handler, which holds this.
     private let state = Mutex<(asked: [ShownRedirect], replies: [HTTPClientRedirectReply])>(([], []))
     let asked = TestEvent()
 
@@ -168,8 +168,8 @@ final class SeenRedirects: Sendable {
 
     /// The 3xx is sent whole in one write and the answer comes from another thread: the body has
     /// arrived before the answer. With a body, the first part is held and reading pauses (the
-    /// end is parsed after the answer); without one, the response has ended and the task waits
-    /// without a connection.
+    /// end is parsed after the answer); without one, the response has ended and the execution
+    /// waits without a connection.
     @Test(arguments: [false, true], ["", "moved"])
     func asynchronousAnswerAfterTheBodyArrived(stop: Bool, body: String) throws {
         try withClientAndServer { client, server in
@@ -242,9 +242,9 @@ final class SeenRedirects: Sendable {
             var request = try get("\(server.baseURL)/from")
             request.redirectHandler = pending.handler
             let delegate = RecordingDelegate()
-            let task = client.execute(request, delegate: delegate)
+            let execution = client.execute(request, delegate: delegate)
             #expect(pending.asked.wait())
-            task.cancel()
+            execution.cancel()
             #expect(delegate.wait())
             #expect(delegate.error?.code == .cancelled)
             #expect(delegate.events.filter { if case .head = $0 { true } else { false } }.isEmpty)
@@ -254,7 +254,7 @@ final class SeenRedirects: Sendable {
         }
     }
 
-    /// An empty 3xx body: the response ends before the answer, the task waits without a
+    /// An empty 3xx body: the response ends before the answer, the execution waits without a
     /// connection.
     @Test func cancelWhileDecidingAfterTheBodyEnded() throws {
         try withClientAndServer { client, server in
@@ -265,9 +265,9 @@ final class SeenRedirects: Sendable {
             var request = try get("\(server.baseURL)/from")
             request.redirectHandler = pending.handler
             let delegate = RecordingDelegate()
-            let task = client.execute(request, delegate: delegate)
+            let execution = client.execute(request, delegate: delegate)
             #expect(pending.asked.wait())
-            task.cancel()
+            execution.cancel()
             #expect(delegate.wait())
             #expect(delegate.error?.code == .cancelled)
             pending.answer(.follow)
@@ -281,7 +281,7 @@ final class SeenRedirects: Sendable {
         try withClientAndServer { client, server in
             server.route("/from") { _, connection in
                 if bodyEnded {
-                    // Empty: the response ends before the answer, the task waits without a connection.
+                    // Empty: the response ends before the answer, the execution waits without a connection.
                     try connection.respond(status: 302, headers: [("Location", "/target")], body: "")
                 } else {
                     try connection.send("HTTP/1.1 302 Found\r\nLocation: /target\r\nContent-Length: 10\r\n\r\nfirst")

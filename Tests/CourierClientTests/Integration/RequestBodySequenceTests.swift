@@ -136,10 +136,10 @@ import Testing
                     continuation.onTermination = { _ in producerStopped.signal() }
                 }
             }
-            let (task, delegate) = start(client, try Self.post(server, "/up", body))
+            let (execution, delegate) = start(client, try Self.post(server, "/up", body))
             #expect(sentFirst.wait(timeout: .seconds(20)))
             #expect(received.arrived.wait())
-            task.cancel()
+            execution.cancel()
             #expect(delegate.wait())
             #expect(delegate.error?.code == .cancelled)
             #expect(producerStopped.wait(timeout: .seconds(20)), "the producer's task was not cancelled")

@@ -55,14 +55,14 @@ import Testing
         let finishing = TestEvent()
         let mayFinish = TestEvent()
         let finished = TestEvent()
-        func didReceiveHead(_ task: HTTPRequestExecution, _ head: HTTPClientResponseHead) {}
-        func didReceiveBodyPart(_ task: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand { .more }
-        func didFinish(_ task: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+        func didReceiveHead(_ execution: HTTPRequestExecution, _ head: HTTPClientResponseHead) {}
+        func didReceiveBodyPart(_ execution: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand { .more }
+        func didFinish(_ execution: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
             finishing.signal()
             _ = mayFinish.wait(timeout: .seconds(20))
             finished.signal()
         }
-        func didFail(_ task: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
+        func didFail(_ execution: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
             finished.signal()
         }
     }

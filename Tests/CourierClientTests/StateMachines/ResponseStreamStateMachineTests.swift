@@ -122,7 +122,7 @@ struct ResponseStreamStateMachineTests {
     @Test func waitingForHead_cancel_cancelsTheRequestAndFailsTheCaller() {
         var m = Self.waitingForHead()
         #expect(Self.describe(m.cancel(Self.cancelled)) == "cancel(head: 1, body: -, cancelled)")
-        // The task's own failure that follows changes nothing but the metrics.
+        // The execution's own failure that follows changes nothing but the metrics.
         #expect(Self.describe(m.failed(ClientError(.cancelled, detail: "later"), metrics: Self.metrics)) == "none")
         #expect(Self.describe(m.receivedHead(Self.head)) == "none")
         #expect(m.metrics != nil)

@@ -17,7 +17,7 @@ import Testing
             // A completion queue that runs nothing: the call can only return by the direct route.
             queue.suspend()
             defer { queue.resume() }
-            let (value, response) = try runAsync { () async throws(CourierError) in try await manager.GET("r") }.get()
+            let (value, response, _) = try runAsync { () async throws(CourierError) in try await manager.GET("r") }.get()
             #expect(response.statusCode == 200)
             #expect(value as? JSONValue == HTTPSessionFixtures.echoed("GET", "/r"))
         }

@@ -18,7 +18,7 @@ import Testing
             let result = try runAsync { () async throws(CourierError) in
                 try await manager.GET("items", parameters: ["page": 2], headers: ["X-Extra": "async"])
             }
-            let (value, response) = try result.get()
+            let (value, response, _) = try result.get()
             #expect(value as? JSONValue == HTTPSessionFixtures.echoed("GET", "/v1/items?page=2"))
             #expect(response.statusCode == 200)
             #expect(response.url.absoluteString == server.baseURL + "/v1/items?page=2")
@@ -27,12 +27,42 @@ import Testing
         }
     }
 
+    @Test func aReplyCarriesTheTasksMetrics() throws {
+        try withHTTPSession(baseURLPath: "/v1") { manager, server in
+            HTTPSessionFixtures.echo(server, "/v1/items")
+            let (value, response, metrics) = try runAsync { () async throws(CourierError) in try await manager.GET("items") }.get()
+            #expect(value as? JSONValue == HTTPSessionFixtures.echoed("GET", "/v1/items"))
+            #expect(response.statusCode == 200)
+            #expect(response.url.absoluteString == server.baseURL + "/v1/items")
+            // One request made, no redirect: one transaction, on a new connection to the server.
+            #expect(metrics.transactionMetrics.count == 1)
+            #expect(metrics.redirectCount == 0)
+            #expect(metrics.taskStart <= metrics.taskEnd)
+            let transaction = try #require(metrics.transactionMetrics.first)
+            let requestStart = try #require(transaction.requestStart)
+            let responseStart = try #require(transaction.responseStart)
+            let responseEnd = try #require(transaction.responseEnd)
+            #expect(transaction.fetchStart <= requestStart)
+            #expect(requestStart <= responseStart)
+            #expect(responseStart <= responseEnd)
+            #expect(!transaction.reusedConnection)
+            #expect(transaction.remoteAddress?.port == server.port)
+            #expect(transaction.bytesSent > 0)
+            #expect(transaction.bodyBytesDelivered == Int64(response.expectedContentLength))
+            // The next call's metrics are its own: it reuses the connection.
+            let (_, _, next) = try runAsync { () async throws(CourierError) in try await manager.GET("items") }.get()
+            #expect(next.transactionMetrics.count == 1)
+            #expect(next.transactionMetrics.first?.reusedConnection == true)
+            #expect(metrics.taskEnd <= next.taskStart)
+        }
+    }
+
     @Test func getDecodesADecodable() throws {
         try withHTTPSession { manager, server in
             server.route("/thing") { _, connection in
                 try connection.respond(headers: [("Content-Type", "application/json")], body: #"{"id":42,"name":"courier"}"#)
             }
-            let (thing, response) = try runAsync { () async throws(CourierError) in try await manager.GET("thing", as: Thing.self) }.get()
+            let (thing, response, _) = try runAsync { () async throws(CourierError) in try await manager.GET("thing", as: Thing.self) }.get()
             #expect(thing == Thing(id: 42, name: "courier"))
             #expect(response.statusCode == 200)
             // A body of the wrong shape fails in the decodeBody phase.
@@ -53,14 +83,14 @@ import Testing
         try withHTTPSession(baseURLPath: "/v1") { manager, server in
             HTTPSessionFixtures.echo(server, "/v1/r")
             let parameters: [String: any Sendable] = ["k": "v w"]
-            let calls: [(String, @Sendable () async throws(CourierError) -> HTTPSessionManager.Reply<any Sendable>)] = [
+            let calls: [(String, @Sendable () async throws(CourierError) -> Reply<any Sendable>)] = [
                 ("POST", { () async throws(CourierError) in try await manager.POST("r", parameters: parameters) }),
                 ("PUT", { () async throws(CourierError) in try await manager.PUT("r", parameters: parameters) }),
                 ("PATCH", { () async throws(CourierError) in try await manager.PATCH("r", parameters: parameters) }),
                 ("DELETE", { () async throws(CourierError) in try await manager.DELETE("r", parameters: parameters) }),
             ]
             for (index, (method, call)) in calls.enumerated() {
-                let (value, response) = try runAsync(call).get()
+                let (value, response, _) = try runAsync(call).get()
                 #expect(response.statusCode == 200)
                 let seen = try #require(server.requests.dropFirst(index).first)
                 #expect(seen.method == method)
@@ -97,7 +127,7 @@ import Testing
             server.route("/t/text") { request, connection in
                 try connection.respond(headers: [("Content-Type", "text/plain; charset=utf-8")], body: "\(request.method) héllo")
             }
-            let (text, response) = try runAsync { () async throws(CourierError) in
+            let (text, response, _) = try runAsync { () async throws(CourierError) in
                 try await manager.send(.PUT, "text", serializer: StringResponseSerializer())
             }.get()
             #expect(text == "PUT héllo")
@@ -204,7 +234,7 @@ import Testing
         try withHTTPSession { manager, server in
             HTTPSessionFixtures.echo(server, "/up")
             let snapshots = Recorder<TaskProgress.Snapshot>()
-            let (value, response) = try runAsync { () async throws(CourierError) in
+            let (value, response, _) = try runAsync { () async throws(CourierError) in
                 try await manager.POST("up", parameters: ["field": "value"], constructingBodyWith: { (form) throws(CourierError) in
                     try form.appendPart(data: Data("file content".utf8), name: "doc", fileName: "a.txt", mimeType: "text/plain")
                 }, progress: { snapshots.append($0) })

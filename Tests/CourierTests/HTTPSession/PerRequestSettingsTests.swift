@@ -165,7 +165,7 @@ import Testing
             let accepted = try runAsync { () async throws(CourierError) in
                 try await manager.GET("missing") { $0.validation = ResponseValidator(acceptableStatusCodes: [404]) }
             }
-            let (value, response) = try accepted.get()
+            let (value, response, _) = try accepted.get()
             #expect(value as? JSONValue == ["error": "gone"])
             #expect(response.statusCode == 404)
             let refused = try runAsync { () async throws(CourierError) in try await manager.GET("missing") }

@@ -60,7 +60,7 @@ import Testing
             #expect(onQueue, "the success closure itself runs on the completion queue")
 
             // The async API with a serializer of its own.
-            let (value, _) = try runAsync { () async throws(CourierError) in
+            let (value, _, _) = try runAsync { () async throws(CourierError) in
                 try await manager.send(.GET, "s", serializer: RecordingSerializer(marker: marker, places: places))
             }.get()
             #expect(value.contains("\"method\":\"GET\""))

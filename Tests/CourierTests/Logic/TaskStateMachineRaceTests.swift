@@ -178,7 +178,7 @@ import Testing
         }
         #expect(ending.abandonSink === f.sink)
         #expect(ending.keepFile)
-        let resume = try #require(ending.raw.resumeData.flatMap(ResumeData.decode))
+        let resume = try #require(ending.outcome.resumeData.flatMap(ResumeData.decode))
         #expect(resume.bytesReceived == 4)
         #expect(resume.validator == "\"v1\"")
         #expect(resume.temporaryFilePath == "/nonexistent/partial")
@@ -194,8 +194,8 @@ import Testing
             Issue.record("no completion")
             return
         }
-        #expect(ending.raw.error?.code == .cancelled)
-        #expect(ending.raw.resumeData == nil)
+        #expect(ending.outcome.error?.code == .cancelled)
+        #expect(ending.outcome.resumeData == nil)
         #expect(ending.abandonSink === f.sink)
         #expect(!ending.keepFile)
     }

@@ -149,7 +149,7 @@ struct MachineFixture {
             case .finishDownload: "finishDownload"
             case .abandonSink: "abandonSink"
             case .complete(let ending):
-                if let error = ending.raw.error { "complete(\(error.code))" } else { "complete(ok)" }
+                if let error = ending.outcome.error { "complete(\(error.code))" } else { "complete(ok)" }
             }
         }
     }

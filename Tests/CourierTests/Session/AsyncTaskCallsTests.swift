@@ -38,6 +38,29 @@ import Testing
         }
     }
 
+    /// `reply()` gives a session call's response as HTTPSessionManager's `async` calls return it.
+    @Test func aResponsesReplyIsTheValueTheResponseAndTheMetricsOrTheError() throws {
+        try withSession { manager, server in
+            server.route("/thing") { _, connection in try connection.respond(headers: [("Content-Type", "application/json")], body: #"{"id":3}"#) }
+            server.route("/missing") { _, connection in try connection.respond(status: 404, body: "no") }
+            let found = try Self.wait { await manager.data(for: Request(url: url(server, "/thing")), serializer: DecodableResponseSerializer<Thing>()) }
+            let (thing, response, metrics) = try found.reply()
+            #expect(thing == Thing(id: 3))
+            #expect(response.statusCode == 200)
+            #expect(response.url == url(server, "/thing"))
+            #expect(metrics.transactionMetrics.count == 1)
+            #expect(metrics.taskStart <= metrics.taskEnd)
+            let missing = try Self.wait { await manager.data(for: Request(url: url(server, "/missing")), serializer: DecodableResponseSerializer<Thing>()) }
+            #expect(throws: CourierError.self) { try missing.reply() }
+            do throws(CourierError) {
+                _ = try missing.reply()
+            } catch {
+                #expect(error.code == .unacceptableStatusCode)
+                #expect(error.response?.statusCode == 404)
+            }
+        }
+    }
+
     @Test func uploadsSendTheBodyFromMemoryAndFromAFile() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }

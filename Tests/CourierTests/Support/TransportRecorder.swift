@@ -16,14 +16,14 @@ final class TransportRecorder: HTTPClientResponseDelegate, @unchecked Sendable {
 
     init() {}
 
-    func didSendRequestHead(_ task: HTTPRequestExecution, _ head: HTTPRequestHead) { sentHead = true }
-    func didReceiveHead(_ task: HTTPRequestExecution, _ head: HTTPClientResponseHead) { status = head.status }
-    func didReceiveBodyPart(_ task: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+    func didSendRequestHead(_ execution: HTTPRequestExecution, _ head: HTTPRequestHead) { sentHead = true }
+    func didReceiveHead(_ execution: HTTPRequestExecution, _ head: HTTPClientResponseHead) { status = head.status }
+    func didReceiveBodyPart(_ execution: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
         body += part.readableBytesArray()
         return .more
     }
-    func didFinish(_ task: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) { done.signal() }
-    func didFail(_ task: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
+    func didFinish(_ execution: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) { done.signal() }
+    func didFail(_ execution: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
         self.error = error
         done.signal()
     }

@@ -30,7 +30,7 @@ enum TaskAction<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable> {
     /// Close a sink nobody will use (a decision that came too late).
     case abandonSink(Sink, keepFile: Bool)
     /// The task ended: serialize off the loops and deliver the completion.
-    case complete(TaskEnding<Sink>)
+    case complete(TaskCompletion.Ending<Sink>)
 }
 
 /// What the session decided about a response head, through a hook or by its own rules.
@@ -60,33 +60,4 @@ struct TaskDelivery<Sink: AnyObject & Sendable> {
     var total: Int64
     /// What a later resume would send in If-Range (downloads).
     var validator: String?
-}
-
-/// How a task ended, for the completion: the outcome, a download sink to close, and the
-/// body's final size for progress.
-struct TaskEnding<Sink: AnyObject & Sendable> {
-    var raw: RawOutcome
-    /// A failed download's sink, closed before the completion runs.
-    var abandonSink: Sink?
-    /// Keep the partial file (resume data points at it).
-    var keepFile: Bool
-    /// The final size when the task succeeded (progress totals that were unknown take it).
-    var finalSize: Int64?
-}
-
-/// A task's result before serialization.
-enum TaskPayload: Sendable {
-    case data(Data)
-    case file(URL)
-}
-
-/// Everything a task produced, handed to its completion route (``CompletionRoute``).
-struct RawOutcome: Sendable {
-    var request: Request
-    var response: Response?
-    var data: Data?
-    var fileURL: URL?
-    var error: CourierError?
-    var metrics: TaskMetrics
-    var resumeData: Data?
 }

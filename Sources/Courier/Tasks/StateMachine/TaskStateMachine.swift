@@ -533,13 +533,13 @@ extension TaskStateMachine {
 
     /// Ends the task exactly once: metrics closed, resume data made for a download that can be
     /// continued, and the outcome handed over for serialization and completion.
-    private mutating func complete(_ outcome: Result<TaskPayload, CourierError>) -> [Action] {
+    private mutating func complete(_ outcome: Result<TaskCompletion.Body, CourierError>) -> [Action] {
         if case .completed = phase { return [] }
         phase = .completed
         let now = Date()
         let metrics = TaskMetrics(transactionMetrics: transactions, taskStart: startDate ?? now, taskEnd: now, redirectCount: redirectCount)
         self.metrics = metrics
-        var raw = RawOutcome(request: currentRequest, response: response, data: nil, fileURL: nil, error: nil, metrics: metrics)
+        var raw = TaskCompletion.Outcome(request: currentRequest, response: response, data: nil, fileURL: nil, error: nil, metrics: metrics)
         var abandonSink: Sink?
         var keepFile = false
         switch outcome {
@@ -560,8 +560,8 @@ extension TaskStateMachine {
             }
         }
         let succeeded = !outcome.isFailure
-        return [.complete(TaskEnding(raw: raw, abandonSink: abandonSink, keepFile: keepFile,
-                                     finalSize: succeeded ? resumeOffset + bodyBytes : nil))]
+        return [.complete(TaskCompletion.Ending(outcome: raw, abandonSink: abandonSink, keepFile: keepFile,
+                                                    finalSize: succeeded ? resumeOffset + bodyBytes : nil))]
     }
 
     /// Resume data when a download failed after part of a body that has a validator (a strong
