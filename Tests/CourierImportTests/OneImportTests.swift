@@ -134,7 +134,7 @@ struct OneImportTests {
         for phase in CourierError.Phase.allCases {
             let error = CourierError(.transport, phase: phase)
             switch error.phase {
-            case .serialize, .resolve, .connect, .tls, .trust, .send, .receive, .parse, .decode, .redirect, .validate,
+            case .serialize, .adapt, .resolve, .connect, .tls, .trust, .send, .receive, .parse, .decode, .redirect, .validate,
                 .decodeBody, .file, .cancelled:
                 #expect(error.phase == phase)
             }

@@ -51,7 +51,7 @@ enum CacheRules {
         }
         guard let expires = response.headers[first: "Expires"] else { return nil }
         guard let expiry = HTTPDate.parse(expires) else { return 0 }  // an invalid Expires means "already expired"
-        let date = response.headers[first: "Date"].flatMap(HTTPDate.parse) ?? Date()
+        let date = response.headers[first: "Date"].flatMap { HTTPDate.parse($0) } ?? Date()
         return max(0, expiry.timeIntervalSince(date))
     }
 
@@ -61,35 +61,5 @@ enum CacheRules {
         let initialAge = cached.response.headers[first: "Age"].flatMap { Double($0.trimmingOWS) } ?? 0
         let age = max(0, initialAge) + now.timeIntervalSince(cached.storedAt)
         return age < lifetime
-    }
-}
-
-/// IMF-fixdate (RFC 9110 §5.6.7), the only format a sender may generate, e.g.
-/// `Sun, 06 Nov 1994 08:49:37 GMT`. The obsolete formats are not accepted (treated as invalid).
-enum HTTPDate {
-    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    static func parse(_ text: String) -> Date? {
-        let parts = text.trimmingOWS.split(separator: " ")
-        guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT",
-              let day = Int(parts[1]), (1...31).contains(day),
-              let month = months.firstIndex(of: String(parts[2])),
-              parts[3].count == 4, let year = Int(parts[3]), (1970...9999).contains(year) else { return nil }
-        let time = parts[4].split(separator: ":")
-        guard time.count == 3, let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time[2]),
-              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
-        let days = daysFromCivil(year: year, month: month + 1, day: day)
-        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second))
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }

@@ -11,6 +11,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     public enum Phase: String, Hashable, Sendable, CaseIterable {
         /// Building the request: URL, headers, parameters, body.
         case serialize
+        /// A ``RequestAdapter`` changing the request before an attempt.
+        case adapt
         /// Name resolution.
         case resolve
         /// Opening the TCP connection (or proxy tunnel).
@@ -60,6 +62,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let invalidParameters = Code("invalidParameters", .serialize)
         public static let requestSerializationFailed = Code("requestSerializationFailed", .serialize)
         public static let bodyFileUnreadable = Code("bodyFileUnreadable", .serialize)
+        /// A ``RequestAdapter`` threw an error other than a ``CourierError`` (the underlying error).
+        public static let requestAdaptationFailed = Code("requestAdaptationFailed", .adapt)
         // Transport (the underlying error is the CourierClient.ClientError).
         public static let transport = Code("transport", .receive)
         public static let serverTrustRejected = Code("serverTrustRejected", .trust)

@@ -70,9 +70,23 @@ import Testing
         #expect(date.timeIntervalSince1970 == 784_111_777)
         #expect(HTTPDate.parse("Thu, 01 Jan 1970 00:00:00 GMT")?.timeIntervalSince1970 == 0)
         #expect(HTTPDate.parse("Tue, 29 Feb 2028 23:59:60 GMT") != nil, "leap day and leap second")
-        for bad in ["Sun, 06 Nov 999999999999 08:49:37 GMT", "Sun, 06 Nov 10000 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 32 Nov 1994 08:49:37 GMT", "", "Sun, 06 Foo 1994 08:49:37 GMT"] {
+        for bad in ["Sun, 06 Nov 999999999999 08:49:37 GMT", "Sun, 06 Nov 10000 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 32 Nov 1994 08:49:37 GMT", "", "Sun, 06 Foo 1994 08:49:37 GMT",
+                    "Sun, 29 Feb 2027 08:49:37 GMT", "Sun, 6 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT", "Sun,  06 Nov 1994 08:49:37 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT",
+                    "Sun, 06 Nov +994 08:49:37 GMT", "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun Nov 6 08:49:37 1994", "Sun Nov   6 08:49:37 1994", "Sun Nov  6 08:49:37 94"] {
             #expect(HTTPDate.parse(bad) == nil, "\(bad)")
         }
+    }
+
+    /// RFC 9110 §5.6.7: "A recipient that parses a timestamp value in an HTTP field MUST accept
+    /// all three HTTP-date formats." (These two were refused before; the RFC says otherwise.)
+    @Test func httpDatesInTheObsoleteFormatsAreAccepted() throws {
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT")?.timeIntervalSince1970 == 784_111_777)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994")?.timeIntervalSince1970 == 784_111_777)
+        #expect(HTTPDate.parse("Wed Nov 16 08:49:37 1994")?.timeIntervalSince1970 == 784_975_777)
+        // A two-digit year more than 50 years ahead is the previous century's.
+        let in2026 = try #require(HTTPDate.parse("Thu, 26 Nov 2026 00:00:00 GMT"))
+        #expect(HTTPDate.parse("Monday, 01-Jan-76 00:00:00 GMT", now: in2026) == HTTPDate.parse("Thu, 01 Jan 2076 00:00:00 GMT"))
+        #expect(HTTPDate.parse("Monday, 01-Jan-77 00:00:00 GMT", now: in2026) == HTTPDate.parse("Sat, 01 Jan 1977 00:00:00 GMT"))
     }
 
     @Test func freshnessComesFromMaxAgeOrExpires() {

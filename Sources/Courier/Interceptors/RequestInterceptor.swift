@@ -1,0 +1,47 @@
+import FoundationEssentials
+
+/// An adapter and a retrier in one (Alamofire's `RequestInterceptor`). Each half has a default
+/// that does nothing: the request unchanged, and no retry.
+public protocol RequestInterceptor: RequestAdapter, RequestRetrier {}
+
+extension RequestInterceptor {
+    public func adapt(_ request: Request, context: AdaptationContext) async throws -> Request { request }
+    public func retry(_ failure: RetryContext) async -> RetryDecision { .doNotRetry }
+}
+
+/// Several adapters and retriers as one (Alamofire's `Interceptor`).
+///
+/// - Adapters run in order, each on the previous one's result; the first that throws ends it.
+/// - Retriers are asked in order until one answers other than ``RetryDecision/doNotRetry``
+///   (a retry, or a failure of its own); that answer stands.
+public struct Interceptor: RequestInterceptor {
+    public var adapters: [any RequestAdapter]
+    public var retriers: [any RequestRetrier]
+
+    public init(adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = []) {
+        self.adapters = adapters
+        self.retriers = retriers
+    }
+
+    /// Interceptors that adapt and retry, in order.
+    public init(interceptors: [any RequestInterceptor]) {
+        self.init(adapters: interceptors, retriers: interceptors)
+    }
+
+    public func adapt(_ request: Request, context: AdaptationContext) async throws -> Request {
+        var current = request
+        for adapter in adapters {
+            current = try await adapter.adapt(current, context: context)
+        }
+        return current
+    }
+
+    public func retry(_ failure: RetryContext) async -> RetryDecision {
+        for retrier in retriers {
+            let decision = await retrier.retry(failure)
+            if case .doNotRetry = decision { continue }
+            return decision
+        }
+        return .doNotRetry
+    }
+}
