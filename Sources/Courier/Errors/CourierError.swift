@@ -64,6 +64,12 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let bodyFileUnreadable = Code("bodyFileUnreadable", .serialize)
         /// A ``RequestAdapter`` threw an error other than a ``CourierError`` (the underlying error).
         public static let requestAdaptationFailed = Code("requestAdaptationFailed", .adapt)
+        /// An ``AuthenticationInterceptor`` has no credential to apply.
+        public static let authenticationCredentialMissing = Code("authenticationCredentialMissing", .adapt)
+        /// An ``AuthenticationInterceptor``'s refresh threw (the underlying error).
+        public static let authenticationRefreshFailed = Code("authenticationRefreshFailed", .adapt)
+        /// An ``AuthenticationInterceptor`` refreshed more often than its window allows.
+        public static let excessiveAuthenticationRefresh = Code("excessiveAuthenticationRefresh", .adapt)
         // Transport (the underlying error is the CourierClient.ClientError).
         public static let transport = Code("transport", .receive)
         public static let serverTrustRejected = Code("serverTrustRejected", .trust)
