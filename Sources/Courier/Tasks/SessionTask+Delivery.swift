@@ -98,12 +98,17 @@ extension SessionTask {
     /// an awaiting Swift task, or serialized and delivered through the queues
     /// (``CompletionRoute``).
     func deliver(_ ending: TaskEnding<DownloadSink>) {
-        if let uploadReporter { uploadReporter.finish { _ in } } else { _ = uploadProgress.update { $0.isFinished = true } }
         let finishDownload: (inout TaskProgress.Snapshot) -> Void = { progress in
             if let size = ending.finalSize, progress.totalUnitCount < 0 { progress.totalUnitCount = size }
         }
-        if let downloadReporter { downloadReporter.finish(finishDownload) } else {
-            _ = downloadProgress.update { finishDownload(&$0); $0.isFinished = true }
+        if let uploadReporter { uploadReporter.finish { _ in } }
+        if let downloadReporter { downloadReporter.finish(finishDownload) }
+        if uploadReporter == nil || downloadReporter == nil {
+            let (upload, download) = (uploadReporter == nil, downloadReporter == nil)
+            core.withLock { core in
+                if upload { core.upload.update { $0.isFinished = true } }
+                if download { core.download.update { finishDownload(&$0); $0.isFinished = true } }
+            }
         }
         manager.taskEnded(self)
         let raw = ending.raw

@@ -28,12 +28,14 @@ extension SessionTask {
             if let downloadReporter {
                 downloadReporter.report { $0.completedUnitCount = completed }
             } else {
-                _ = downloadProgress.update { $0.completedUnitCount = completed }
+                core.withLock { $0.download.update { $0.completedUnitCount = completed } }
             }
         case .announceDownload(let completed, let total):
-            _ = downloadProgress.update { progress in
-                progress.completedUnitCount = completed
-                progress.totalUnitCount = total
+            core.withLock { core in
+                core.download.update { progress in
+                    progress.completedUnitCount = completed
+                    progress.totalUnitCount = total
+                }
             }
         case .forwardData(let part):
             // Read once per part, and only this hook (not a copy of all of them).
@@ -100,7 +102,7 @@ extension SessionTask {
         if let uploadReporter {
             uploadReporter.report { $0.completedUnitCount = total }
         } else {
-            _ = uploadProgress.update { $0.completedUnitCount = total }
+            core.withLock { $0.upload.update { $0.completedUnitCount = total } }
         }
     }
 
