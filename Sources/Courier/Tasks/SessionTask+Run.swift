@@ -5,10 +5,11 @@ import FoundationEssentials
 
 extension SessionTask {
     typealias Action = TaskAction<HTTPRequestExecution, DownloadSink>
+    typealias Actions = TaskActions<HTTPRequestExecution, DownloadSink>
 
     /// Performs what the state machine asked for, in order, outside its lock: the one place a
     /// task's side effects happen.
-    func run(_ actions: [Action]) {
+    func run(_ actions: Actions) {
         for action in actions { run(action) }
     }
 

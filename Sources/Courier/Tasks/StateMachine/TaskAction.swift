@@ -9,8 +9,9 @@ enum TaskAction<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable> {
     case publishSuspended
     /// Prepare `request` for the transport (session checks, cache, conversion) and report
     /// `launch`, `answeredFromCache` or `preparationFailed`; after `launch`, hand it to the
-    /// transport and report `launched`.
-    case prepare(Request)
+    /// transport and report `launched`. (Indirect, as `complete`: once or twice per task, and
+    /// every other action stays small to move around.)
+    indirect case prepare(Request)
     /// Let the transport read the response body again.
     case resumeReading(Transport)
     /// Stop the transport request (it then reports its end or failure, or nothing if it ended).
@@ -30,7 +31,7 @@ enum TaskAction<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable> {
     /// Close a sink nobody will use (a decision that came too late).
     case abandonSink(Sink, keepFile: Bool)
     /// The task ended: serialize off the loops and deliver the completion.
-    case complete(TaskEnding<Sink>)
+    indirect case complete(TaskEnding<Sink>)
 }
 
 /// What the session decided about a response head, through a hook or by its own rules.
