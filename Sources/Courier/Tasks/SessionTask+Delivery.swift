@@ -13,12 +13,14 @@ extension SessionTask {
         return response.expectedContentLength
     }
 
-    func prepareDelivery(_ response: Response) throws(CourierError) -> TaskDelivery<DownloadSink> {
-        let (request, offset) = core.withLock { ($0.machine.currentRequest, $0.machine.resumeOffset) }
+    /// How `response`, the answer to `request`, is received: its progress total and, for a
+    /// download, the file it is written to.
+    func prepareDelivery(_ response: Response, request: Request) throws(CourierError) -> TaskDelivery<DownloadSink> {
         let length = expectedBodyLength(response, request: request)
         guard kind == .download, let download else {
             return TaskDelivery(response: response, sink: nil, resumeOffset: 0, total: length, validator: nil)
         }
+        let offset = core.withLock { $0.machine.resumeOffset }
         var keep: Int64 = 0
         var total = length
         if offset > 0 {
@@ -110,30 +112,27 @@ extension SessionTask {
                 if download { core.download.update { finishDownload(&$0); $0.isFinished = true } }
             }
         }
-        manager.taskEnded(self)
-        let raw = ending.raw
         // A task ends once, so the completion is still there.
         let completion = takeCompletion()
-        let deliver: @Sendable () -> Void = { [self] in
-            if let handOff = completion?.handOff, !manager.completionQueueIsNeeded(for: self) {
-                manager.completionHandedOff()
-                handOff(raw)
-                return
-            }
-            let finish: @Sendable () -> FinishedTask = { [self] in
-                let finished = completion?.finish(raw) ?? FinishedTask(serializedObject: nil, error: raw.error, deliver: {})
-                if let error = finished.error { core.withLock { $0.error = error } }
-                return finished
-            }
-            manager.serializationQueue.async { [self] in
-                let finished = finish()
-                manager.deliverCompletion(of: self, raw: raw, finished: finished)
-            }
-        }
-        if let sink = ending.abandonSink {
-            sink.abandon(keepFile: ending.keepFile, then: deliver)
+        let canHandOff = completion?.handOff != nil && ending.abandonSink == nil
+        let handedOff = manager.taskEnded(self, canHandOff: canHandOff)
+        if handedOff, let handOff = completion?.handOff {
+            handOff(ending.raw)
+        } else if let sink = ending.abandonSink {
+            let raw = ending.raw
+            sink.abandon(keepFile: ending.keepFile) { [self] in serializeAndDeliver(raw, completion: completion) }
         } else {
-            deliver()
+            serializeAndDeliver(ending.raw, completion: completion)
+        }
+    }
+
+    /// The completion through the queues: serialized on the processing queue, then delivered
+    /// with the hooks on the completion queue (``CompletionRoute``).
+    private func serializeAndDeliver(_ raw: RawOutcome, completion: CompletionRoute?) {
+        manager.serializationQueue.async { [self] in
+            let finished = completion?.finish(raw) ?? FinishedTask(serializedObject: nil, error: raw.error, deliver: {})
+            if let error = finished.error { core.withLock { $0.error = error } }
+            manager.deliverCompletion(of: self, raw: raw, finished: finished)
         }
     }
 }

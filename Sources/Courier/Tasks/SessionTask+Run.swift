@@ -19,8 +19,8 @@ extension SessionTask {
             manager.publishLater(.taskResumed(self))
         case .publishSuspended:
             manager.publishLater(.taskSuspended(self))
-        case .prepare(let request):
-            prepare(request)
+        case .prepare:
+            prepare()
         case .resumeReading(let transport):
             transport.resumeReading()
         case .cancelTransport(let transport):
@@ -60,10 +60,13 @@ extension SessionTask {
 
     // MARK: Preparing and launching attempts
 
-    /// Makes `request` the task's next attempt: checks the session (the first attempt may be
-    /// answered from the cache), converts it for the transport and hands it over.
-    private func prepare(_ request: Request) {
-        let (attempts, deadline, redirected) = core.withLock { ($0.machine.attemptCount, $0.machine.deadline, $0.machine.redirectCount > 0) }
+    /// Makes the request the machine prepares the task's next attempt: checks the session (the
+    /// first attempt may be answered from the cache), converts it for the transport and hands
+    /// it over. Nothing when the task ended meanwhile (a cancel).
+    private func prepare() {
+        guard case let (request, attempts, deadline, redirected)? = core.withLock({ core in
+            core.machine.preparingRequest.map { ($0, core.machine.attemptCount, core.machine.deadline, core.machine.redirectCount > 0) }
+        }) else { return }
         if attempts == 0 {
             if manager.isInvalidated {
                 run(core.withLock { $0.machine.preparationFailed(CourierError(
@@ -126,10 +129,10 @@ extension SessionTask {
             url: request.url, statusCode: head.status, headers: head.headers, undecodedContentCodings: head.undecodedContentCodings)
         switch resolution(for: response, request: request) {
         case .now(let decision):
-            decide(decision, response: response, attempt: attempt)
+            decide(decision, response: response, request: request, attempt: attempt)
         case .ask(let hook):
             manager.completionQueue.async { [self] in
-                decide(hook(self), response: response, attempt: attempt)
+                decide(hook(self), response: response, request: request, attempt: attempt)
             }
         }
     }
@@ -162,12 +165,13 @@ extension SessionTask {
     // MARK: Decisions
 
     /// Puts a decision about a head into effect; delivering first opens what the delivery needs.
-    private func decide(_ decision: HeadDecision, response: Response, attempt: Int) {
+    /// `request`: the attempt's request (it stays the current one while its head is decided).
+    private func decide(_ decision: HeadDecision, response: Response, request: Request, attempt: Int) {
         let machineDecision: TaskDecision<DownloadSink>
         switch decision {
         case .deliver:
             do throws(CourierError) {
-                machineDecision = .deliver(try prepareDelivery(response))
+                machineDecision = .deliver(try prepareDelivery(response, request: request))
             } catch {
                 machineDecision = .fail(error)
             }

@@ -123,6 +123,9 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
 
     var hasStarted: Bool { if case .idle = phase { false } else { true } }
 
+    /// The request the session is to prepare (``TaskAction/prepare``), while it does.
+    var preparingRequest: Request? { if case .preparing(let request) = phase { request } else { nil } }
+
     /// Whether the transport may deliver body now.
     private func mayRead(_ attempt: Attempt) -> Bool {
         if suspended || sinkBusy { return false }
@@ -154,7 +157,7 @@ extension TaskStateMachine {
             self.deadline = deadline
             phase = .preparing(currentRequest)
             startDate = Date()
-            return Actions(.publishResumed, .prepare(currentRequest))
+            return Actions(.publishResumed, .prepare)
         case .preparing, .finishing:
             guard suspended else { return .none }
             suspended = false
@@ -274,7 +277,7 @@ extension TaskStateMachine {
             attempt.step = .discarding(next: next)
             if case .ended = attempt.transport {
                 phase = .preparing(next)
-                return Actions(.prepare(next))
+                return Actions(.prepare)
             }
             var actions = Actions.none
             if let transport = resumeIfAllowed(&attempt) { actions.append(.resumeReading(transport)) }
@@ -455,7 +458,7 @@ extension TaskStateMachine {
             return .none  // the decision (or the held part's write) ends it
         case .discarding(let next):
             phase = .preparing(next)
-            return Actions(.prepare(next))
+            return Actions(.prepare)
         case .delivering(writingHeld: false):
             return responseEnded()
         }
