@@ -10,7 +10,12 @@ extension SessionTask {
     /// Performs what the state machine asked for, in order, outside its lock: the one place a
     /// task's side effects happen.
     func run(_ actions: Actions) {
-        for action in actions { run(action) }
+        // Slot by slot rather than through an iterator (which would copy the whole list).
+        guard let first = actions.one else { return }
+        run(first)
+        guard let second = actions.two else { return }
+        run(second)
+        for action in actions.more { run(action) }
     }
 
     private func run(_ action: Action) {

@@ -5,9 +5,10 @@
 struct TaskActions<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable>: Sequence {
     typealias Action = TaskAction<Transport, Sink>
 
-    private var one: Action?
-    private var two: Action?
-    private var more: [Action] = []
+    private(set) var one: Action?
+    private(set) var two: Action?
+    /// The third and later actions.
+    private(set) var more: [Action] = []
 
     /// No action.
     static var none: TaskActions { TaskActions() }
@@ -40,7 +41,11 @@ struct TaskActions<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable>:
     }
 
     mutating func append(contentsOf other: TaskActions) {
-        for action in other { append(action) }
+        guard let first = other.one else { return }
+        append(first)
+        guard let second = other.two else { return }
+        append(second)
+        for action in other.more { append(action) }
     }
 
     static func + (lhs: TaskActions, rhs: TaskActions) -> TaskActions {

@@ -22,8 +22,9 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
     enum Phase {
         /// Created, never resumed.
         case idle
-        /// Resumed; the session is preparing the next request (checks, cache, conversion).
-        case preparing(Request)
+        /// Resumed; the session is preparing the next request, ``pendingRequest`` (checks,
+        /// cache, conversion).
+        case preparing
         /// A transport request is in flight.
         case running(Attempt)
         /// Cancelled while a transport request was in flight: waiting for it to confirm. `transport`
@@ -59,8 +60,8 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
         /// A hook decides about the head. What body arrives meanwhile is held (reading pauses at
         /// the first part); `ended`: the transport finished the response meanwhile.
         case deciding(held: ByteBuffer?)
-        /// Read and drop this response's body, then make `next`.
-        case discarding(next: Request)
+        /// Read and drop this response's body, then make ``pendingRequest``.
+        case discarding
         /// The response is the task's. `writingHeld`: a part held while deciding is being
         /// handed to the download sink; the end waits for it.
         case delivering(writingHeld: Bool)
@@ -78,6 +79,10 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
 
     // What the task has produced, across attempts.
     private(set) var currentRequest: Request
+    /// The request to make next: the first one, or the one that follows a discarded response
+    /// (an authentication retry), until it is launched. Kept here rather than in ``Phase`` so
+    /// that phases and attempts stay small to copy.
+    private(set) var pendingRequest: Request?
     private(set) var attemptCount = 0
     private(set) var response: Response?
     private(set) var error: CourierError?
@@ -124,7 +129,7 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
     var hasStarted: Bool { if case .idle = phase { false } else { true } }
 
     /// The request the session is to prepare (``TaskAction/prepare``), while it does.
-    var preparingRequest: Request? { if case .preparing(let request) = phase { request } else { nil } }
+    var preparingRequest: Request? { if case .preparing = phase { pendingRequest } else { nil } }
 
     /// Whether the transport may deliver body now.
     private func mayRead(_ attempt: Attempt) -> Bool {
@@ -155,7 +160,8 @@ extension TaskStateMachine {
         case .idle:
             suspended = false
             self.deadline = deadline
-            phase = .preparing(currentRequest)
+            pendingRequest = currentRequest
+            phase = .preparing
             startDate = Date()
             return Actions(.publishResumed, .prepare)
         case .preparing, .finishing:
@@ -236,6 +242,7 @@ extension TaskStateMachine {
         guard case .preparing = phase else { return nil }
         attemptCount += 1
         currentRequest = request
+        pendingRequest = nil
         phase = .running(Attempt(number: attemptCount, transport: .launching, step: .awaitingHead))
         return attemptCount
     }
@@ -274,9 +281,10 @@ extension TaskStateMachine {
             return fail(error, attempt: attempt)
         case .follow(let next, .authentication):
             authenticationFailures += 1
-            attempt.step = .discarding(next: next)
+            attempt.step = .discarding
+            pendingRequest = next
             if case .ended = attempt.transport {
-                phase = .preparing(next)
+                phase = .preparing
                 return Actions(.prepare)
             }
             var actions = Actions.none
@@ -456,8 +464,8 @@ extension TaskStateMachine {
             return complete(.failure(CourierError(.noResponse, failingURL: currentRequest.url, detail: "the response ended without a head")))
         case .deciding, .delivering(writingHeld: true):
             return .none  // the decision (or the held part's write) ends it
-        case .discarding(let next):
-            phase = .preparing(next)
+        case .discarding:
+            phase = .preparing
             return Actions(.prepare)
         case .delivering(writingHeld: false):
             return responseEnded()
