@@ -59,7 +59,8 @@ final class EventHub: Sendable {
     /// Delivers `event` to everyone, outside the lock. `last` finishes the streams afterwards and
     /// releases the observers, so that what they capture (often a task, which holds the session)
     /// does not keep an invalidated session alive.
-    func publish(_ event: SessionEvent, last: Bool = false) {
+    /// The event is made only when someone listens.
+    func publish(_ event: @autoclosure () -> SessionEvent, last: Bool = false) {
         let (observers, streams) = subscribers.withLock { state in
             let snapshot = (Array(state.observers.values), Array(state.streams.values))
             if last {
@@ -69,6 +70,8 @@ final class EventHub: Sendable {
             }
             return snapshot
         }
+        guard !observers.isEmpty || !streams.isEmpty else { return }
+        let event = event()
         for observer in observers { observer(event) }
         for stream in streams {
             stream.yield(event)

@@ -27,11 +27,13 @@ public final class TaskProgress: Sendable {
         public var isIndeterminate: Bool { totalUnitCount < 0 }
     }
 
-    private let state = Mutex(Snapshot(completedUnitCount: 0, totalUnitCount: -1, isFinished: false))
+    private let state: Mutex<Snapshot>
     private weak let task: SessionTask?
 
-    init(task: SessionTask) {
+    /// Made on demand (``ProgressSlot``): `snapshot` is what the task counted before.
+    init(task: SessionTask, snapshot: Snapshot) {
         self.task = task
+        self.state = Mutex(snapshot)
     }
 
     public var snapshot: Snapshot { state.withLock { $0 } }

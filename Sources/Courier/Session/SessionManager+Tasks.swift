@@ -173,22 +173,29 @@ extension SessionManager {
 
     // MARK: Building blocks
 
-    /// Progress reporters for both directions, delivering to the handlers and the hooks.
+    /// Progress reporters, delivering to the handlers and the hooks, for the directions someone
+    /// may listen to: a request body (its handler, or the body hook, which may be set at any
+    /// time), a download handler, a download task (its hook likewise). Without a reporter (a
+    /// data task without a download handler, the common case) the task only counts, and makes
+    /// no ``TaskProgress`` until asked (``ProgressSlot``).
     func attachReporters(_ task: SessionTask, upload: ProgressHandler?, download: ProgressHandler?) {
         let interval = configuration.progressInterval
         // The observation checks capture Bools, not the handlers: a handler may capture its task,
         // and only the delivery closure (dropped after the last update) may hold it.
         let hasBody = task.originalRequest.body != nil
         let (uploadHandled, downloadHandled) = (upload != nil, download != nil)
-        task.uploadReporter = ProgressReporter(
-            progress: task.uploadProgress, queue: completionQueue, interval: interval,
-            isObserved: { [weak self] in hasBody && (uploadHandled || self?.hook(\.taskDidSendBodyData) != nil) }
-        ) { [weak self, weak task] snapshot, delta in
-            upload?(snapshot)
-            guard let self, let task, delta > 0, let hook = self.hook(\.taskDidSendBodyData) else { return }
-            hook(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
+        if hasBody {
+            task.uploadReporter = ProgressReporter(
+                progress: task.uploadProgress, queue: completionQueue, interval: interval,
+                isObserved: { [weak self] in uploadHandled || self?.hook(\.taskDidSendBodyData) != nil }
+            ) { [weak self, weak task] snapshot, delta in
+                upload?(snapshot)
+                guard let self, let task, delta > 0, let hook = self.hook(\.taskDidSendBodyData) else { return }
+                hook(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
+            }
         }
         let isDownload = task.kind == .download
+        guard isDownload || downloadHandled else { return }
         task.downloadReporter = ProgressReporter(
             progress: task.downloadProgress, queue: completionQueue, interval: interval,
             isObserved: { [weak self] in downloadHandled || isDownload && self?.hook(\.downloadTaskDidWriteData) != nil }

@@ -133,6 +133,15 @@ public final class SessionManager: Sendable {
         state.withLock { $0.hooks[keyPath: field] }
     }
 
+    /// The hooks that decide about a response head (``SessionTask/resolution(for:request:)``),
+    /// read in one lock.
+    var headHooks: (
+        challenge: (@Sendable (SessionTask, AuthenticationChallenge) -> AuthenticationChallengeDisposition)?,
+        response: (@Sendable (SessionTask, Response) -> ResponseDisposition)?
+    ) {
+        state.withLock { ($0.hooks.taskDidReceiveAuthenticationChallenge, $0.hooks.dataTaskDidReceiveResponse) }
+    }
+
     /// Changes some hooks in place: `manager.updateHooks { $0.taskDidComplete = { … } }`.
     public func updateHooks(_ change: (inout SessionHooks) -> Void) {
         state.withLock { change(&$0.hooks) }
@@ -187,12 +196,24 @@ public final class SessionManager: Sendable {
         }
     }
 
-    /// The task ended; its completion is on its way.
-    func taskEnded(_ task: SessionTask) {
-        state.withLock { state in
+    /// The task ended and leaves the registry. Returns whether its completion may be handed to
+    /// an awaiting Swift task directly (`canHandOff`: the task has such a route): when nothing
+    /// needs the completion queue — no completion or metrics hook, no event subscriber, no
+    /// completion group, no response cache that may store it. Otherwise its completion is counted
+    /// as on its way through the queues (``deliverOnCompletionQueue(of:outcome:finished:)``), which
+    /// invalidation waits for. One lock for all of it.
+    func taskEnded(_ task: SessionTask, canHandOff: Bool) -> Bool {
+        let queueNeeded = !canHandOff || completionGroup != nil || eventHub.hasSubscribers
+            || (task.kind == .data && configuration.responseCache != nil)
+        let handOff = state.withLock { state in
             state.tasks.removeValue(forKey: task.taskIdentifier)
-            state.pendingCompletions += 1
+            let handOff = !queueNeeded && state.hooks.taskDidComplete == nil && state.hooks.taskDidFinishCollectingMetrics == nil
+            if !handOff { state.pendingCompletions += 1 }
+            return handOff
         }
+        // The last task of an invalidated session may have just left.
+        if handOff { finishInvalidationIfDone() }
+        return handOff
     }
 
     var isInvalidated: Bool { state.withLock { $0.invalidated } }
@@ -220,9 +241,13 @@ public final class SessionManager: Sendable {
     /// A task's deadline: the sooner of the request's `totalTimeoutInterval` and the session's
     /// `timeoutIntervalForResource`, counted on the monotonic clock from `start`; nil for none.
     func deadline(for request: Request, startingAt start: Deadline) -> Deadline? {
-        let limits = [request.totalTimeoutInterval, configuration.timeoutIntervalForResource]
-            .compactMap { $0.flatMap(RequestConversion.timeAmount) }
-        return limits.min().map { start + $0 }
+        let task = request.totalTimeoutInterval.flatMap(RequestConversion.timeAmount)
+        let resource = configuration.timeoutIntervalForResource.flatMap(RequestConversion.timeAmount)
+        switch (task, resource) {
+        case (nil, nil): return nil
+        case (let limit?, nil), (nil, let limit?): return start + limit
+        case (let task?, let resource?): return start + min(task, resource)
+        }
     }
 
     func cachedResponse(for request: Request) -> CachedResponse? {
@@ -232,38 +257,24 @@ public final class SessionManager: Sendable {
         return cached
     }
 
-    /// Whether a task's completion must go through the completion queue: a hook or an
-    /// observer wants it, a completion group counts it, or the response cache may store it.
-    /// Otherwise an awaiting Swift task takes the outcome directly (``TaskCompletion``).
-    func completionQueueIsNeeded(for task: SessionTask) -> Bool {
-        if completionGroup != nil || eventHub.hasSubscribers { return true }
-        if task.kind == .data, configuration.responseCache != nil { return true }
-        return state.withLock { state in
-            state.hooks.taskDidComplete != nil || state.hooks.taskDidFinishCollectingMetrics != nil
-        }
-    }
-
-    /// A completion was handed to an awaiting Swift task.
-    func completionHandedOff() {
-        state.withLock { $0.pendingCompletions -= 1 }
-        finishInvalidationIfDone()
-    }
-
     /// The through-the-queues route's last leg (``TaskCompletion``): runs `task`'s response-cache
     /// store, hooks, callback, resume-data handlers and `taskCompleted` event on the completion
     /// queue, once its route `finished` the outcome.
     func deliverOnCompletionQueue(of task: SessionTask, outcome: TaskCompletion.Outcome, finished: TaskCompletion.Finished) {
         completionQueue.async(group: completionGroup) { [self] in
-            let hooks = self.hooks
+            // The three hooks a completion runs, read together (not a copy of every hook).
+            let (willCache, didFinishMetrics, didComplete) = state.withLock { state in
+                (state.hooks.dataTaskWillCacheResponse, state.hooks.taskDidFinishCollectingMetrics, state.hooks.taskDidComplete)
+            }
             if outcome.error == nil, task.kind == .data, let cache = configuration.responseCache, let response = outcome.response,
                let data = outcome.data, outcome.metrics.transactionMetrics.isEmpty == false,
                CacheRules.isStorable(response, for: outcome.request) {
                 let proposal = CachedResponse(response: response, data: data)
-                let accepted = hooks.dataTaskWillCacheResponse.map { $0(task, proposal) } ?? proposal
+                let accepted = willCache.map { $0(task, proposal) } ?? proposal
                 if let accepted { cache.storeCachedResponse(accepted, for: outcome.request) }
             }
-            hooks.taskDidFinishCollectingMetrics?(task, outcome.metrics)
-            hooks.taskDidComplete?(task, finished.error)
+            didFinishMetrics?(task, outcome.metrics)
+            didComplete?(task, finished.error)
             finished.deliver()
             let handlers = task.core.withLock { core -> [@Sendable (Data?) -> Void] in
                 core.completionDelivered = true
@@ -272,8 +283,7 @@ public final class SessionManager: Sendable {
             }
             for handler in handlers { handler(outcome.resumeData) }
             eventHub.publish(.taskCompleted(TaskCompletion(task: task, outcome: outcome, finished: finished)))
-            state.withLock { $0.pendingCompletions -= 1 }
-            finishInvalidationIfDone()
+            finishInvalidationIfDone(completionDelivered: true)
         }
     }
 
@@ -299,8 +309,11 @@ public final class SessionManager: Sendable {
         finishInvalidationIfDone()
     }
 
-    private func finishInvalidationIfDone() {
+    /// `completionDelivered`: a completion counted by ``taskEnded(_:canHandOff:)`` has run
+    /// (counted down in the same lock).
+    private func finishInvalidationIfDone(completionDelivered: Bool = false) {
         let done = state.withLock { state -> Bool in
+            if completionDelivered { state.pendingCompletions -= 1 }
             guard state.invalidated, !state.invalidationDone, state.pendingCompletions == 0,
                   state.tasks.values.allSatisfy({ $0.task == nil }) else { return false }
             state.invalidationDone = true

@@ -13,12 +13,14 @@ extension SessionTask {
         return response.expectedContentLength
     }
 
-    func prepareDelivery(_ response: Response) throws(CourierError) -> TaskDelivery<DownloadSink> {
-        let (request, offset) = core.withLock { ($0.machine.currentRequest, $0.machine.resumeOffset) }
+    /// How `response`, the answer to `request`, is received: its progress total and, for a
+    /// download, the file it is written to.
+    func prepareDelivery(_ response: Response, request: Request) throws(CourierError) -> TaskDelivery<DownloadSink> {
         let length = expectedBodyLength(response, request: request)
         guard kind == .download, let download else {
             return TaskDelivery(response: response, sink: nil, resumeOffset: 0, total: length, validator: nil)
         }
+        let offset = core.withLock { $0.machine.resumeOffset }
         var keep: Int64 = 0
         var total = length
         if offset > 0 {

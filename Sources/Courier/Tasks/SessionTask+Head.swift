@@ -26,11 +26,11 @@ extension SessionTask {
     /// asking the redirect hook through ``redirectHandler(original:)``; a redirect it stops is
     /// the task's response.)
     func resolution(for response: Response, request: Request) -> HeadResolution {
-        let hooks = manager.hooks
+        // The two hooks that decide about heads, read together (not a copy of every hook).
+        let (challengeHook, responseHook) = manager.headHooks
 
         // A challenge the caller may answer.
-        let failures = core.withLock { $0.machine.authenticationFailures }
-        if let hook = hooks.taskDidReceiveAuthenticationChallenge,
+        if let hook = challengeHook, case let failures = core.withLock({ $0.machine.authenticationFailures }),
            let challenge = AuthenticationChallenge.parse(response, previousFailureCount: failures),
            failures < SessionTask.maximumAuthenticationAttempts {
             return .ask { task in
@@ -55,7 +55,7 @@ extension SessionTask {
         }
 
         // The task's response: the caller may look at it first.
-        if kind != .download, let hook = hooks.dataTaskDidReceiveResponse {
+        if kind != .download, let hook = responseHook {
             return .ask { task in
                 switch hook(task, response) {
                 case .allow: .deliver

@@ -5,11 +5,17 @@ import FoundationEssentials
 
 extension SessionTask {
     typealias Action = TaskAction<HTTPRequestExecution, DownloadSink>
+    typealias Actions = TaskActions<HTTPRequestExecution, DownloadSink>
 
     /// Performs what the state machine asked for, in order, outside its lock: the one place a
     /// task's side effects happen.
-    func run(_ actions: [Action]) {
-        for action in actions { run(action) }
+    func run(_ actions: Actions) {
+        // Slot by slot rather than through an iterator (which would copy the whole list).
+        guard let first = actions.one else { return }
+        run(first)
+        guard let second = actions.two else { return }
+        run(second)
+        for action in actions.more { run(action) }
     }
 
     private func run(_ action: Action) {
@@ -18,8 +24,8 @@ extension SessionTask {
             manager.publishLater(.taskResumed(self))
         case .publishSuspended:
             manager.publishLater(.taskSuspended(self))
-        case .prepare(let request):
-            prepare(request)
+        case .prepare:
+            prepare()
         case .resumeReading(let transport):
             transport.resumeReading()
         case .cancelTransport(let transport):
@@ -28,12 +34,14 @@ extension SessionTask {
             if let downloadReporter {
                 downloadReporter.report { $0.completedUnitCount = completed }
             } else {
-                _ = downloadProgress.update { $0.completedUnitCount = completed }
+                core.withLock { $0.download.update { $0.completedUnitCount = completed } }
             }
         case .announceDownload(let completed, let total):
-            _ = downloadProgress.update { progress in
-                progress.completedUnitCount = completed
-                progress.totalUnitCount = total
+            core.withLock { core in
+                core.download.update { progress in
+                    progress.completedUnitCount = completed
+                    progress.totalUnitCount = total
+                }
             }
         case .forwardData(let part):
             // Read once per part, and only this hook (not a copy of all of them).
@@ -57,10 +65,13 @@ extension SessionTask {
 
     // MARK: Preparing and launching attempts
 
-    /// Makes `request` the task's next attempt: checks the session (the first attempt may be
-    /// answered from the cache), converts it for the transport and hands it over.
-    private func prepare(_ request: Request) {
-        let (attempts, deadline, redirected) = core.withLock { ($0.machine.attemptCount, $0.machine.deadline, $0.machine.redirectCount > 0) }
+    /// Makes the request the machine prepares the task's next attempt: checks the session (the
+    /// first attempt may be answered from the cache), converts it for the transport and hands
+    /// it over. Nothing when the task ended meanwhile (a cancel).
+    private func prepare() {
+        guard case let (request, attempts, deadline, redirected)? = core.withLock({ core in
+            core.machine.preparingRequest.map { ($0, core.machine.attemptCount, core.machine.deadline, core.machine.redirectCount > 0) }
+        }) else { return }
         if attempts == 0 {
             if manager.isInvalidated {
                 run(core.withLock { $0.machine.preparationFailed(CourierError(
@@ -100,7 +111,7 @@ extension SessionTask {
         if let uploadReporter {
             uploadReporter.report { $0.completedUnitCount = total }
         } else {
-            _ = uploadProgress.update { $0.completedUnitCount = total }
+            core.withLock { $0.upload.update { $0.completedUnitCount = total } }
         }
     }
 
@@ -119,10 +130,10 @@ extension SessionTask {
             location: request.location, statusCode: head.status, headers: head.headers, undecodedContentCodings: head.undecodedContentCodings)
         switch resolution(for: response, request: request) {
         case .now(let decision):
-            decide(decision, response: response, attempt: attempt)
+            decide(decision, response: response, request: request, attempt: attempt)
         case .ask(let hook):
             manager.completionQueue.async { [self] in
-                decide(hook(self), response: response, attempt: attempt)
+                decide(hook(self), response: response, request: request, attempt: attempt)
             }
         }
     }
@@ -155,12 +166,13 @@ extension SessionTask {
     // MARK: Decisions
 
     /// Puts a decision about a head into effect; delivering first opens what the delivery needs.
-    private func decide(_ decision: HeadDecision, response: Response, attempt: Int) {
+    /// `request`: the attempt's request (it stays the current one while its head is decided).
+    private func decide(_ decision: HeadDecision, response: Response, request: Request, attempt: Int) {
         let machineDecision: TaskDecision<DownloadSink>
         switch decision {
         case .deliver:
             do throws(CourierError) {
-                machineDecision = .deliver(try prepareDelivery(response))
+                machineDecision = .deliver(try prepareDelivery(response, request: request))
             } catch {
                 machineDecision = .fail(error)
             }

@@ -28,9 +28,10 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     /// The request as created.
     public let originalRequest: Request
     /// Progress of the request body; its total is the body's length (-1 for a stream of unknown length).
-    public private(set) var uploadProgress: TaskProgress!
+    /// (The handle is made when first asked for; it starts from what was counted before.)
+    public var uploadProgress: TaskProgress! { core.withLock { $0.upload.handle(for: self) } }
     /// Progress of the response body; its total is -1 when the decoded size is unknown (chunked, gzip).
-    public private(set) var downloadProgress: TaskProgress!
+    public var downloadProgress: TaskProgress! { core.withLock { $0.download.handle(for: self) } }
 
     let manager: SessionManager
     let core: Mutex<TaskCore>
@@ -42,6 +43,8 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     let download: DownloadPlan?
     /// A problem found when the task was created, reported when it is resumed.
     let preflightError: CourierError?
+    /// Set when someone may listen to the progress (a handler, or a hook for uploads with a body
+    /// and for downloads); then the progress goes through them, else only into `core`.
     var uploadReporter: ProgressReporter?
     var downloadReporter: ProgressReporter?
 
@@ -56,12 +59,11 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         self.completionSlot = Mutex(completion)
         self.download = download
         self.preflightError = preflightError
+        var upload = ProgressSlot.empty
+        upload.update { $0.totalUnitCount = request.body?.length ?? (request.body == nil ? 0 : -1) }
         self.core = Mutex(TaskCore(machine: TaskStateMachine(
             request: request, kind: kind, bodyLimit: manager.configuration.maximumInMemoryBodySize,
-            downloadPath: download?.temporaryPath, resumeOffset: resumeOffset)))
-        self.uploadProgress = TaskProgress(task: self)
-        self.downloadProgress = TaskProgress(task: self)
-        _ = uploadProgress.update { $0.totalUnitCount = request.body?.length ?? (request.body == nil ? 0 : -1) }
+            downloadPath: download?.temporaryPath, resumeOffset: resumeOffset), upload: upload))
     }
 
     /// The completion route, once: later calls return nil.
@@ -83,8 +85,8 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     public var error: CourierError? { core.withLock { $0.error ?? $0.machine.error } }
     /// The metrics, once the task completed.
     public var metrics: TaskMetrics? { core.withLock { $0.machine.metrics } }
-    public var countOfBytesReceived: Int64 { downloadProgress.completedUnitCount }
-    public var countOfBytesSent: Int64 { uploadProgress.completedUnitCount }
+    public var countOfBytesReceived: Int64 { core.withLock { $0.download.snapshot.completedUnitCount } }
+    public var countOfBytesSent: Int64 { core.withLock { $0.upload.snapshot.completedUnitCount } }
     /// A description the caller may set.
     public var taskDescription: String? {
         get { core.withLock { $0.taskDescription } }
@@ -131,4 +133,12 @@ struct TaskCore {
     var error: CourierError?
     var resumeDataHandlers: [@Sendable (Data?) -> Void] = []
     var completionDelivered = false
+    /// The progress of both directions (``ProgressSlot``).
+    var upload: ProgressSlot
+    var download = ProgressSlot.empty
+
+    init(machine: TaskStateMachine<HTTPRequestExecution, DownloadSink>, upload: ProgressSlot) {
+        self.machine = machine
+        self.upload = upload
+    }
 }

@@ -34,7 +34,7 @@ import Testing
         }),
         ("launch", { f in
             let number = f.machine.launch(Request(url: MachineFixture.url))
-            return f.outcome([]) + (number.map { " #\($0)" } ?? " refused")
+            return f.outcome(.none) + (number.map { " #\($0)" } ?? " refused")
         }),
         ("launched", { f in
             let actions = f.machine.launched(f.transport, attempt: max(1, f.attempt))
@@ -46,16 +46,16 @@ import Testing
         }),
         ("head", { f in
             let taken = f.machine.receivedHead(attempt: f.attempt, transport: f.transport)
-            return f.outcome([]) + (taken ? " decide" : " ignored")
+            return f.outcome(.none) + (taken ? " decide" : " ignored")
         }),
         ("headStale", { f in
             let taken = f.machine.receivedHead(attempt: f.attempt + 7, transport: f.transport)
-            return f.outcome([]) + (taken ? " decide" : " ignored")
+            return f.outcome(.none) + (taken ? " decide" : " ignored")
         }),
         ("redirected", { f in
             f.machine.redirected(
                 to: Request(url: MachineFixture.redirectURL), metrics: MachineFixture.metrics(), attempt: f.attempt, transport: f.transport)
-            return f.outcome([])
+            return f.outcome(.none)
         }),
         ("part", { f in
             let outcome = f.machine.receivedBodyPart(MachineFixture.part("abcd"), attempt: f.attempt, transport: f.transport)
@@ -128,7 +128,7 @@ import Testing
 
 extension MachineFixture {
     /// `"<state after>: <actions>"`.
-    func outcome(_ actions: [MachineAction]) -> String {
+    func outcome(_ actions: MachineActions) -> String {
         "\(stateName): \(names(actions).joined(separator: ","))"
     }
 }

@@ -10,6 +10,7 @@ final class FakeSink: Sendable {}
 
 typealias Machine = TaskStateMachine<FakeTransport, FakeSink>
 typealias MachineAction = TaskAction<FakeTransport, FakeSink>
+typealias MachineActions = TaskActions<FakeTransport, FakeSink>
 
 /// Drives a machine into a named state and describes states and actions as short strings, so
 /// the tests read as tables.
@@ -134,7 +135,7 @@ struct MachineFixture {
     }
 
     /// Actions as short names: `complete(cancelled)` names the error code.
-    func names(_ actions: [MachineAction]) -> [String] {
+    func names(_ actions: MachineActions) -> [String] {
         actions.map { action in
             switch action {
             case .publishResumed: "publishResumed"

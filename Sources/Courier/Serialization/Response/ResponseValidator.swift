@@ -50,10 +50,11 @@ public struct ResponseValidator: Sendable {
     ///   failed too; otherwise `.unacceptableContentType`. Both carry the response and the body.
     ///   Then the first error a custom check throws.
     public func validate(response: Response, data: Data?) throws(CourierError) {
-        let mimeType = response.mimeType
         let bodyLength = data?.count ?? 0
         var contentTypeError: CourierError?
-        if let acceptable = acceptableContentTypes, !Self.contains(acceptable, mimeType), !(mimeType == nil && bodyLength == 0) {
+        // The MIME type is worked out (from Content-Type) only when there are types to check.
+        if let acceptable = acceptableContentTypes, case let mimeType = response.mimeType, !Self.contains(acceptable, mimeType),
+           !(mimeType == nil && bodyLength == 0) {
             if bodyLength > 0 {
                 contentTypeError = CourierError(
                     .unacceptableContentType, response: response, body: data,

@@ -7,10 +7,10 @@ enum TaskAction<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable> {
     /// Tell observers the task resumed / was suspended.
     case publishResumed
     case publishSuspended
-    /// Prepare `request` for the transport (session checks, cache, conversion) and report
-    /// `launch`, `answeredFromCache` or `preparationFailed`; after `launch`, hand it to the
-    /// transport and report `launched`.
-    case prepare(Request)
+    /// Prepare the next request (``TaskStateMachine/preparingRequest``) for the transport
+    /// (session checks, cache, conversion) and report `launch`, `answeredFromCache` or
+    /// `preparationFailed`; after `launch`, hand it to the transport and report `launched`.
+    case prepare
     /// Let the transport read the response body again.
     case resumeReading(Transport)
     /// Stop the transport request (it then reports its end or failure, or nothing if it ended).
@@ -30,7 +30,8 @@ enum TaskAction<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable> {
     /// Close a sink nobody will use (a decision that came too late).
     case abandonSink(Sink, keepFile: Bool)
     /// The task ended: serialize off the loops and deliver the completion.
-    case complete(TaskCompletion.Ending<Sink>)
+    /// (Indirect: once per task, and every other action stays small to move around.)
+    indirect case complete(TaskCompletion.Ending<Sink>)
 }
 
 /// What the session decided about a response head, through a hook or by its own rules.

@@ -16,13 +16,15 @@ import FoundationEssentials
 /// attempt the task has moved past are ignored.
 struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable> {
     typealias Action = TaskAction<Transport, Sink>
+    typealias Actions = TaskActions<Transport, Sink>
 
     /// Where the task is.
     enum Phase {
         /// Created, never resumed.
         case idle
-        /// Resumed; the session is preparing the next request (checks, cache, conversion).
-        case preparing(Request)
+        /// Resumed; the session is preparing the next request, ``pendingRequest`` (checks,
+        /// cache, conversion).
+        case preparing
         /// A transport request is in flight.
         case running(Attempt)
         /// Cancelled while a transport request was in flight: waiting for it to confirm. `transport`
@@ -58,8 +60,8 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
         /// A hook decides about the head. What body arrives meanwhile is held (reading pauses at
         /// the first part); `ended`: the transport finished the response meanwhile.
         case deciding(held: ByteBuffer?)
-        /// Read and drop this response's body, then make `next`.
-        case discarding(next: Request)
+        /// Read and drop this response's body, then make ``pendingRequest``.
+        case discarding
         /// The response is the task's. `writingHeld`: a part held while deciding is being
         /// handed to the download sink; the end waits for it.
         case delivering(writingHeld: Bool)
@@ -77,6 +79,10 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
 
     // What the task has produced, across attempts.
     private(set) var currentRequest: Request
+    /// The request to make next: the first one, or the one that follows a discarded response
+    /// (an authentication retry), until it is launched. Kept here rather than in ``Phase`` so
+    /// that phases and attempts stay small to copy.
+    private(set) var pendingRequest: Request?
     private(set) var attemptCount = 0
     private(set) var response: Response?
     private(set) var error: CourierError?
@@ -122,6 +128,9 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
 
     var hasStarted: Bool { if case .idle = phase { false } else { true } }
 
+    /// The request the session is to prepare (``TaskAction/prepare``), while it does.
+    var preparingRequest: Request? { if case .preparing = phase { pendingRequest } else { nil } }
+
     /// Whether the transport may deliver body now.
     private func mayRead(_ attempt: Attempt) -> Bool {
         if suspended || sinkBusy { return false }
@@ -146,41 +155,42 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
 extension TaskStateMachine {
     /// `resume()`: starts an idle task (the session then prepares its first request), or lets a
     /// suspended one read again.
-    mutating func resume(deadline: Deadline?) -> [Action] {
+    mutating func resume(deadline: Deadline?) -> Actions {
         switch phase {
         case .idle:
             suspended = false
             self.deadline = deadline
-            phase = .preparing(currentRequest)
+            pendingRequest = currentRequest
+            phase = .preparing
             startDate = Date()
-            return [.publishResumed, .prepare(currentRequest)]
+            return Actions(.publishResumed, .prepare)
         case .preparing, .finishing:
-            guard suspended else { return [] }
+            guard suspended else { return .none }
             suspended = false
-            return [.publishResumed]
+            return Actions(.publishResumed)
         case .running(var attempt):
-            guard suspended else { return [] }
+            guard suspended else { return .none }
             suspended = false
-            var actions: [Action] = [.publishResumed]
+            var actions = Actions(.publishResumed)
             if let transport = resumeIfAllowed(&attempt) { actions.append(.resumeReading(transport)) }
             phase = .running(attempt)
             return actions
         case .canceling, .completed:
-            return []
+            return .none
         }
     }
 
     /// `suspend()`: reading pauses at the next body part. An idle task stays idle.
-    mutating func suspend() -> [Action] {
-        guard state == .running else { return [] }
+    mutating func suspend() -> Actions {
+        guard state == .running else { return .none }
         suspended = true
-        return [.publishSuspended]
+        return Actions(.publishSuspended)
     }
 
     /// `cancel()`, or a failure of the session's own (the download file could not be written):
     /// ends the task with `error`, at once when no transport request is in flight, else when it
     /// confirms. Too late once a download's file is being finished.
-    mutating func cancel(_ error: CourierError? = nil) -> [Action] {
+    mutating func cancel(_ error: CourierError? = nil) -> Actions {
         let error = error ?? cancelledError
         switch phase {
         case .idle, .preparing:
@@ -191,17 +201,17 @@ extension TaskStateMachine {
             switch attempt.transport {
             case .launching:
                 phase = .canceling(attempt: attempt.number, transport: nil)
-                return []
+                return .none
             case .running(let transport):
                 phase = .canceling(attempt: attempt.number, transport: transport)
-                return [.cancelTransport(transport)]
+                return Actions(.cancelTransport(transport))
             case .ended:
                 // The response ended while a hook decided or a held part was written: nothing
                 // else will end the task.
                 return complete(.failure(error))
             }
         case .canceling, .finishing, .completed:
-            return []
+            return .none
         }
     }
 }
@@ -210,18 +220,18 @@ extension TaskStateMachine {
 
 extension TaskStateMachine {
     /// The session answered the request from its cache: the task succeeds without the network.
-    mutating func answeredFromCache(_ cached: Response, data: Data) -> [Action] {
-        guard case .preparing = phase else { return [] }
+    mutating func answeredFromCache(_ cached: Response, data: Data) -> Actions {
+        guard case .preparing = phase else { return .none }
         response = cached
         body = data
         bodyBytes = Int64(data.count)
-        return [.announceDownload(completed: bodyBytes, total: bodyBytes)] + complete(.success(.data(data)))
+        return Actions(.announceDownload(completed: bodyBytes, total: bodyBytes)) + complete(.success(.data(data)))
     }
 
     /// The session could not prepare the request (invalid URL, deadline passed, invalidated
     /// session, bad resume data): the task fails.
-    mutating func preparationFailed(_ error: CourierError) -> [Action] {
-        guard case .preparing = phase else { return [] }
+    mutating func preparationFailed(_ error: CourierError) -> Actions {
+        guard case .preparing = phase else { return .none }
         return complete(.failure(error))
     }
 
@@ -232,31 +242,32 @@ extension TaskStateMachine {
         guard case .preparing = phase else { return nil }
         attemptCount += 1
         currentRequest = request
+        pendingRequest = nil
         phase = .running(Attempt(number: attemptCount, transport: .launching, step: .awaitingHead))
         return attemptCount
     }
 
     /// `execute` returned the transport handle of `attempt`.
-    mutating func launched(_ transport: Transport, attempt number: Int) -> [Action] {
+    mutating func launched(_ transport: Transport, attempt number: Int) -> Actions {
         switch phase {
         case .running(var attempt) where attempt.number == number:
             if case .launching = attempt.transport {
                 attempt.transport = .running(transport)
                 phase = .running(attempt)
             }
-            return []
+            return .none
         case .canceling(number, nil):
             phase = .canceling(attempt: number, transport: transport)
-            return [.cancelTransport(transport)]
+            return Actions(.cancelTransport(transport))
         default:
             // The task moved past this attempt (it failed or completed first): no request may
             // run for nobody. Cancelling a request that already ended does nothing.
-            return [.cancelTransport(transport)]
+            return Actions(.cancelTransport(transport))
         }
     }
 
     /// A hook decided about the head of `attempt` (or the head needed no hook).
-    mutating func decided(_ decision: TaskDecision<Sink>, attempt number: Int) -> [Action] {
+    mutating func decided(_ decision: TaskDecision<Sink>, attempt number: Int) -> Actions {
         guard var attempt = current(number) else {
             // Moved on, or cancelled while the hook ran (the transport's end completes the task).
             return abandon(decision)
@@ -270,12 +281,13 @@ extension TaskStateMachine {
             return fail(error, attempt: attempt)
         case .follow(let next, .authentication):
             authenticationFailures += 1
-            attempt.step = .discarding(next: next)
+            attempt.step = .discarding
+            pendingRequest = next
             if case .ended = attempt.transport {
-                phase = .preparing(next)
-                return [.prepare(next)]
+                phase = .preparing
+                return Actions(.prepare)
             }
-            var actions: [Action] = []
+            var actions = Actions.none
             if let transport = resumeIfAllowed(&attempt) { actions.append(.resumeReading(transport)) }
             phase = .running(attempt)
             return actions
@@ -286,7 +298,7 @@ extension TaskStateMachine {
             validator = delivery.validator
             body = Data()
             bodyBytes = 0
-            var actions: [Action] = [.announceDownload(completed: delivery.resumeOffset, total: delivery.total)]
+            var actions = Actions(.announceDownload(completed: delivery.resumeOffset, total: delivery.total))
             if let held {
                 if let sink {
                     // Reading stays paused until the sink took the part (`partWritten`).
@@ -319,20 +331,20 @@ extension TaskStateMachine {
 
     /// The download sink took a part (`write`); `busy`: it asks to stop reading until it drains.
     /// `held`: the part was held while a hook decided, and the response may go on now.
-    mutating func partWritten(busy: Bool, held: Bool, attempt number: Int) -> [Action] {
-        guard var attempt = current(number), case .delivering(let writingHeld) = attempt.step, writingHeld == held else { return [] }
+    mutating func partWritten(busy: Bool, held: Bool, attempt number: Int) -> Actions {
+        guard var attempt = current(number), case .delivering(let writingHeld) = attempt.step, writingHeld == held else { return .none }
         if busy { sinkBusy = true } else if held { sinkBusy = false }
         if held {
             attempt.step = .delivering(writingHeld: false)
             phase = .running(attempt)
             if case .ended = attempt.transport { return responseEnded() }
-            guard let transport = resumeIfAllowed(&attempt) else { return [] }
+            guard let transport = resumeIfAllowed(&attempt) else { return .none }
             phase = .running(attempt)
-            return [.resumeReading(transport)]
+            return Actions(.resumeReading(transport))
         }
         _ = pauseUnlessReadable(&attempt)
         phase = .running(attempt)
-        return []
+        return .none
     }
 
     /// What to answer the transport after the actions of a body part ran: `.pause` when the task
@@ -343,16 +355,16 @@ extension TaskStateMachine {
     }
 
     /// The download sink wrote enough to take more.
-    mutating func sinkDrained() -> [Action] {
+    mutating func sinkDrained() -> Actions {
         sinkBusy = false
-        guard case .running(var attempt) = phase, let transport = resumeIfAllowed(&attempt) else { return [] }
+        guard case .running(var attempt) = phase, let transport = resumeIfAllowed(&attempt) else { return .none }
         phase = .running(attempt)
-        return [.resumeReading(transport)]
+        return Actions(.resumeReading(transport))
     }
 
     /// The download's file is complete and in place (or could not be): the task ends.
-    mutating func downloadFinished(_ result: Result<URL, CourierError>) -> [Action] {
-        guard case .finishing = phase else { return [] }
+    mutating func downloadFinished(_ result: Result<URL, CourierError>) -> Actions {
+        guard case .finishing = phase else { return .none }
         switch result {
         case .success(let url): return complete(.success(.file(url)))
         case .failure(let error): return complete(.failure(error))
@@ -393,12 +405,12 @@ extension TaskStateMachine {
     /// A piece of the body of `attempt`. Returns whether the transport may keep reading, and
     /// what to do with the piece.
     mutating func receivedBodyPart(_ part: ByteBuffer, attempt number: Int, transport: Transport) -> BodyPartOutcome<Transport, Sink> {
-        guard var attempt = current(number) else { return BodyPartOutcome(demand: .more, actions: []) }
+        guard var attempt = current(number) else { return BodyPartOutcome(demand: .more, actions: .none) }
         adopt(transport, into: &attempt)
         switch attempt.step {
         case .awaitingHead, .discarding:
             phase = .running(attempt)
-            return BodyPartOutcome(demand: .more, actions: [])
+            return BodyPartOutcome(demand: .more, actions: .none)
         case .deciding(let held):
             // The transport stops after this `.pause`; should one more part come first, it is
             // kept too (appended), never dropped.
@@ -410,7 +422,7 @@ extension TaskStateMachine {
             attempt.step = .deciding(held: kept)
             attempt.transportPaused = true
             phase = .running(attempt)
-            return BodyPartOutcome(demand: .pause, actions: [])
+            return BodyPartOutcome(demand: .pause, actions: .none)
         case .delivering(writingHeld: true):
             // The transport was told to pause before this part was held, and is resumed only
             // after the held part was written: a part now breaks that contract, and writing it
@@ -423,7 +435,7 @@ extension TaskStateMachine {
                 bodyBytes += Int64(part.readableBytes)
                 phase = .running(attempt)
                 return BodyPartOutcome(
-                    demand: .more, actions: [.write(part, to: sink, attempt: number, held: false), .reportDownload(completed: resumeOffset + bodyBytes)])
+                    demand: .more, actions: Actions(.write(part, to: sink, attempt: number, held: false), .reportDownload(completed: resumeOffset + bodyBytes)))
             }
             switch append(part) {
             case .tooLarge(let error):
@@ -431,19 +443,19 @@ extension TaskStateMachine {
             case .appended:
                 let demand = pauseUnlessReadable(&attempt)
                 phase = .running(attempt)
-                return BodyPartOutcome(demand: demand, actions: [.reportDownload(completed: resumeOffset + bodyBytes), .forwardData(part)])
+                return BodyPartOutcome(demand: demand, actions: Actions(.reportDownload(completed: resumeOffset + bodyBytes), .forwardData(part)))
             }
         }
     }
 
     /// The response of `attempt` ended (its body was read to the end).
-    mutating func transportFinished(metrics: HTTPClientMetrics, attempt number: Int) -> [Action] {
+    mutating func transportFinished(metrics: HTTPClientMetrics, attempt number: Int) -> Actions {
         if case .canceling(number, _) = phase {
             // A cancel that raced the end of the response wins, as it does for the transport.
             transactions.append(metrics)
             return complete(.failure(cancellation ?? cancelledError))
         }
-        guard var attempt = current(number) else { return [] }
+        guard var attempt = current(number) else { return .none }
         transactions.append(metrics)
         attempt.transport = .ended
         phase = .running(attempt)
@@ -451,22 +463,22 @@ extension TaskStateMachine {
         case .awaitingHead:
             return complete(.failure(CourierError(.noResponse, failingURL: currentRequest.url, detail: "the response ended without a head")))
         case .deciding, .delivering(writingHeld: true):
-            return []  // the decision (or the held part's write) ends it
-        case .discarding(let next):
-            phase = .preparing(next)
-            return [.prepare(next)]
+            return .none  // the decision (or the held part's write) ends it
+        case .discarding:
+            phase = .preparing
+            return Actions(.prepare)
         case .delivering(writingHeld: false):
             return responseEnded()
         }
     }
 
     /// The transport request of `attempt` failed; `error` is already in the session's terms.
-    mutating func transportFailed(_ error: CourierError, metrics: HTTPClientMetrics, attempt number: Int) -> [Action] {
+    mutating func transportFailed(_ error: CourierError, metrics: HTTPClientMetrics, attempt number: Int) -> Actions {
         if case .canceling(number, _) = phase {
             transactions.append(metrics)
             return complete(.failure(cancellation ?? cancelledError))
         }
-        guard current(number) != nil else { return [] }
+        guard current(number) != nil else { return .none }
         transactions.append(metrics)
         return complete(.failure(error))
     }
@@ -512,29 +524,29 @@ extension TaskStateMachine {
 
     /// Something the session found ends the task: the attempt is stopped and its later events
     /// are ignored.
-    private mutating func fail(_ error: CourierError, attempt: Attempt) -> [Action] {
-        var actions: [Action] = []
+    private mutating func fail(_ error: CourierError, attempt: Attempt) -> Actions {
+        var actions = Actions.none
         if let transport = attempt.transport.handle { actions.append(.cancelTransport(transport)) }
         return actions + complete(.failure(error))
     }
 
     /// The decision is not used: a sink it opened is closed (keeping a resumed download's file).
-    private func abandon(_ decision: TaskDecision<Sink>) -> [Action] {
-        guard case .deliver(let delivery) = decision, let sink = delivery.sink else { return [] }
-        return [.abandonSink(sink, keepFile: delivery.resumeOffset > 0)]
+    private func abandon(_ decision: TaskDecision<Sink>) -> Actions {
+        guard case .deliver(let delivery) = decision, let sink = delivery.sink else { return .none }
+        return Actions(.abandonSink(sink, keepFile: delivery.resumeOffset > 0))
     }
 
     /// The delivered response is complete: a data task ends, a download finishes its file.
-    private mutating func responseEnded() -> [Action] {
+    private mutating func responseEnded() -> Actions {
         guard kind == .download, let sink else { return complete(.success(.data(body))) }
         phase = .finishing
-        return [.finishDownload(sink)]
+        return Actions(.finishDownload(sink))
     }
 
     /// Ends the task exactly once: metrics closed, resume data made for a download that can be
     /// continued, and the outcome handed over for serialization and completion.
-    private mutating func complete(_ outcome: Result<TaskCompletion.Body, CourierError>) -> [Action] {
-        if case .completed = phase { return [] }
+    private mutating func complete(_ outcome: Result<TaskCompletion.Body, CourierError>) -> Actions {
+        if case .completed = phase { return .none }
         phase = .completed
         let now = Date()
         let metrics = TaskMetrics(transactionMetrics: transactions, taskStart: startDate ?? now, taskEnd: now, redirectCount: redirectCount)
@@ -560,8 +572,8 @@ extension TaskStateMachine {
             }
         }
         let succeeded = !outcome.isFailure
-        return [.complete(TaskCompletion.Ending(outcome: raw, abandonSink: abandonSink, keepFile: keepFile,
-                                                    finalSize: succeeded ? resumeOffset + bodyBytes : nil))]
+        return Actions(.complete(TaskCompletion.Ending(outcome: raw, abandonSink: abandonSink, keepFile: keepFile,
+                                                      finalSize: succeeded ? resumeOffset + bodyBytes : nil)))
     }
 
     /// Resume data when a download failed after part of a body that has a validator (a strong
@@ -583,5 +595,5 @@ extension TaskStateMachine {
 /// What a body part did: the transport's demand, and what to perform.
 struct BodyPartOutcome<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable> {
     var demand: HTTPClientBodyDemand
-    var actions: [TaskAction<Transport, Sink>]
+    var actions: TaskActions<Transport, Sink>
 }
