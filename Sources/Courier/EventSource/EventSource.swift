@@ -136,6 +136,9 @@ public struct EventSource: AsyncSequence, Sendable {
                 return
             }
             body = iterator
+            // `next()` reads only once every parsed event was returned.
+            pending.removeAll(keepingCapacity: true)
+            pendingIndex = 0
             var outputs: [EventStreamParser.Output] = []
             var failure: CourierError?
             do { try parser.feed(chunk, into: &outputs) } catch { failure = error }
@@ -146,10 +149,6 @@ public struct EventSource: AsyncSequence, Sendable {
                 }
             }
             reconnection.lastEventID = parser.lastEventID
-            if pendingIndex == pending.count {
-                pending.removeAll(keepingCapacity: true)
-                pendingIndex = 0
-            }
             if let failure {
                 body = nil
                 action = reconnection.failed(failure.with(response: nil, body: nil, failingURL: request.url))
