@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip FuzzResponseSerializers FuzzURL FuzzConnection
+FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip FuzzResponseSerializers FuzzURL FuzzConnection FuzzEventStream
 
 .PHONY: all build demo test deps linkage test-only test-tsan test-asan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
 
@@ -51,7 +51,7 @@ test-only:
 # TSan does not understand the futex-based Mutex and would report every locked access.
 # -DCOURIER_SANITIZED (both sanitizers) leaves out the assertions on resident memory: shadow
 # memory and AddressSanitizer's quarantine of freed blocks grow on their own.
-TSAN_FILTER := TSanMutexTests|CourierPosixTests|RedirectHandlerTests|PoolLimitTests|KeepAliveTests|CancellationTests|StaleRetryTests|BackpressureTests|TimeoutTests|FailureModeTests|DataTaskTests|SuspendTests|ManyTasksTests|TaskControlTests|SessionHookTests|ResumeDownloadTests|ProgressReportingTests|HTTPAsyncTests|SessionEventTests|RedirectAndAuthHookTests|AsyncCompletionRouteTests|AsyncTaskCallsTests|BytesForRequestTests
+TSAN_FILTER := TSanMutexTests|CourierPosixTests|RedirectHandlerTests|PoolLimitTests|KeepAliveTests|CancellationTests|StaleRetryTests|BackpressureTests|TimeoutTests|FailureModeTests|DataTaskTests|SuspendTests|ManyTasksTests|TaskControlTests|SessionHookTests|ResumeDownloadTests|ProgressReportingTests|HTTPAsyncTests|SessionEventTests|RedirectAndAuthHookTests|AsyncCompletionRouteTests|AsyncTaskCallsTests|BytesForRequestTests|EventSourceTests
 test-tsan: deps
 	$(SWIFT) test --disable-xctest --sanitize=thread -Xswiftc -DCOURIER_TSAN -Xswiftc -DCOURIER_SANITIZED --scratch-path .build-tsan --filter '$(TSAN_FILTER)'
 

@@ -71,6 +71,12 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "CourierClient", package: rootIdentity)] + courier,
             swiftSettings: swiftSettings
         ),
+        // The Courier layer: Server-Sent Events (the text/event-stream parser), fed whole and cut.
+        .executableTarget(
+            name: "FuzzEventStream",
+            dependencies: ["FuzzSupport", .product(name: "Courier", package: rootIdentity)],
+            swiftSettings: swiftSettings
+        ),
         // The Courier layer: response header values and bodies through every response serializer.
         .executableTarget(
             name: "FuzzResponseSerializers",

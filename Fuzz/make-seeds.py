@@ -574,5 +574,35 @@ for i, (name, (config, body)) in enumerate(sorted(later_chunked.items())):
     mode = (i % 4) | ((i % 2) << 2) | ((i % 3 == 0) << 3)
     write("FuzzChunkedDecoder", name, config + bytes([mode]) + later_cuts() + body)
 
-for t in ("FuzzResponseParser", "FuzzChunkedDecoder", "FuzzContentDecoder", "FuzzRequestRoundTrip", "FuzzURL", "FuzzConnection"):
+# ---------------------------------------------------------------------------------------------
+# FuzzEventStream (Server-Sent Events): 1 configuration byte (bound: 1 MiB, 16, 64, 1000; bit 2:
+# resume from ID "r"), 1 mode byte, 3 cuts, the stream. Its own generator, like the later seeds.
+sse = random.Random(20261201)
+
+
+def sse_cuts():
+    return struct.pack("<HHH", *(sse.randrange(0, 0x10000) for _ in range(3)))
+
+
+sse_streams = {
+    "simple": (0, b"data: hello\n\n"),
+    "multiline": (0, b"data: YHOO\ndata: +2\ndata: 10\n\n"),
+    "types-and-ids": (4, b"event: add\nid: 1\ndata: a\n\ndata: b\n\nid\nevent: remove\ndata: c\n\n"),
+    "line-ends": (0, b"data: a\rdata: b\r\ndata: c\n\r\nevent: e\rdata: d\r\r"),
+    "bom": (0, b"\xef\xbb\xbfdata: x\n\n\xef\xbb\xbfdata: y\n\n"),
+    "partial-bom": (0, b"\xef\xbbdata: x\n\ndata: y\n\n"),
+    "comments": (0, b": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n"),
+    "no-colon": (0, b"data\n\ndata\ndata\n\ndata:"),
+    "retry": (0, b"retry: 10\nretry: 1a\nretry:\nretry: 99999999999999999999999\ndata: x\n\n"),
+    "nul-id": (4, b"id: 1\n\nid: a\x00b\ndata: x\n\n"),
+    "invalid-utf8": (0, b"data: a\xffb\nevent: \xc3\n\n"),
+    "over-bound": (1, b"data: a\n\ndata: 01234567890\n\ndata: never\n\n"),
+    "accumulated": (1, b"data: 0123\ndata: 4567\ndata: 89\n\n"),
+    "long-comment": (1, b":" + b"c" * 100 + b"\ndata: ok\n\n"),
+}
+reset("FuzzEventStream")
+for i, (name, (config, stream)) in enumerate(sorted(sse_streams.items())):
+    write("FuzzEventStream", name, bytes([config, i % 4]) + sse_cuts() + stream)
+
+for t in ("FuzzResponseParser", "FuzzChunkedDecoder", "FuzzContentDecoder", "FuzzRequestRoundTrip", "FuzzURL", "FuzzConnection", "FuzzEventStream"):
     print(t, len(os.listdir(os.path.join(HERE, "Corpus", t))), "seeds")

@@ -191,6 +191,29 @@ public final class ServerConnection {
         }
     }
 
+    /// Reads and discards what the peer sends until it closes the connection (EOF, or a reset),
+    /// for at most `timeout`: how a handler streaming an endless response (Server-Sent Events)
+    /// sees the client hang up. Returns false when the time passed or the server shut down first.
+    /// Reads the socket directly, past TLS: afterwards the connection is only good for closing.
+    public func waitForPeerClose(timeout: Duration = .seconds(10)) -> Bool {
+        guard !isClosed else { return true }
+        let deadline = ContinuousClock.now + timeout
+        Socket.setReceiveTimeout(fd, milliseconds: 50)
+        defer { Socket.setReceiveTimeout(fd, milliseconds: 0) }
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while !core.stopped.isSignaled {
+            let n = scratch.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { return true }
+            if n > 0 { continue }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN: if ContinuousClock.now >= deadline { return false }
+            default: return true
+            }
+        }
+        return false
+    }
+
     // MARK: - Request bodies (manual routes)
 
     /// Reads the rest of the current request's body (after ``sendContinue()`` for an

@@ -80,6 +80,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code("cancelled", .cancelled)
         public static let sessionInvalidated = Code("sessionInvalidated", .cancelled)
         public static let bodyTooLarge = Code("bodyTooLarge", .receive)
+        /// One event of a `text/event-stream` needed more than its bound
+        /// (``EventStreamParser/maximumEventBytes``, ``EventSourceConfiguration/maximumEventBytes``).
+        public static let eventTooLarge = Code("eventTooLarge", .receive)
         /// The task's deadline passed: the request's ``Request/totalTimeoutInterval`` or the
         /// session's `timeoutIntervalForResource`, whichever is sooner. The phase says where:
         /// `connect` (waiting for a connection), `send`, `receive`, or `redirect` (between two
