@@ -60,6 +60,11 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let invalidParameters = Code("invalidParameters", .serialize)
         public static let requestSerializationFailed = Code("requestSerializationFailed", .serialize)
         public static let bodyFileUnreadable = Code("bodyFileUnreadable", .serialize)
+        /// A credential was given for an authentication challenge Courier cannot answer: a
+        /// scheme other than Basic (RFC 7617) and Digest (RFC 7616), or a Digest challenge with
+        /// an algorithm or `qop` it does not compute. The detail names the scheme; nothing was
+        /// sent (RFC 9110 §11.6).
+        public static let unsupportedAuthenticationScheme = Code("unsupportedAuthenticationScheme", .serialize)
         // Transport (the underlying error is the CourierClient.ClientError).
         public static let transport = Code("transport", .receive)
         public static let serverTrustRejected = Code("serverTrustRejected", .trust)

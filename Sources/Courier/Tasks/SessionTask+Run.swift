@@ -60,6 +60,7 @@ extension SessionTask {
     /// Makes `request` the task's next attempt: checks the session (the first attempt may be
     /// answered from the cache), converts it for the transport and hands it over.
     private func prepare(_ request: Request) {
+        var request = request
         let (attempts, deadline, redirected) = core.withLock { ($0.machine.attemptCount, $0.machine.deadline, $0.machine.redirectCount > 0) }
         if attempts == 0 {
             if manager.isInvalidated {
@@ -75,6 +76,8 @@ extension SessionTask {
                 run(core.withLock { $0.machine.answeredFromCache(cached.response, data: cached.data) })
                 return
             }
+            // A Digest nonce this session answered for the origin is reused (RFC 7616 §3.4).
+            request = manager.digestNonces.authorizing(request)
         }
         var converted: HTTPClientRequest
         do {
