@@ -72,7 +72,8 @@ extension SessionTask {
 extension SessionTask {
     /// What a challenge means for a request that carried a Digest answer of this session
     /// (RFC 7616 §3.3): with `stale=true` the same credential answers the new nonce, without
-    /// asking the hook and without counting a failure (bounded like failures); otherwise the
+    /// asking the hook and without counting a failure (bounded like failures: past the bound the
+    /// 401 is the task's response); otherwise the
     /// server refused the credential, which the session forgets. nil: decide as for any
     /// challenge.
     func digestFollowUp(_ challenge: AuthenticationChallenge, request: Request, staleRetries: Int) -> HeadDecision? {
@@ -81,8 +82,9 @@ extension SessionTask {
               let origin = request.httpURL?.origin else { return nil }
         let nonces = manager.digestNonces
         if let digest = try? DigestChallenge(challenge.answered), digest.isStale,
-           staleRetries < SessionTask.maximumAuthenticationAttempts,
            let credential = nonces.credential(origin: origin, proxy: challenge.isProxy) {
+            // A server that never stops calling the nonce stale gets its 401 delivered.
+            guard staleRetries < SessionTask.maximumAuthenticationAttempts else { return .deliver }
             let count = nonces.remember(digest, credential: credential, origin: origin, proxy: challenge.isProxy)
             do throws(CourierError) {
                 let field = try HTTPField.digestAuthorization(
