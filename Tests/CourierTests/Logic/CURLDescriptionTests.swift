@@ -52,8 +52,8 @@ struct CURLDescriptionTests {
     }
 
     @Test func fileAndStreamBodies() {
-        let file = Self.request("http://h/", .PUT, body: .file(URL(fileURLWithPath: "/tmp/it's here.bin"))).cURLDescription()
-        #expect(file.contains(#"--data-binary '@/tmp/it'\''s here.bin'"#))
+        let file = Self.request("http://h/", .PUT, body: .file(URL(fileURLWithPath: "/data/it's here.bin"))).cURLDescription()
+        #expect(file.contains(#"--data-binary '@/data/it'\''s here.bin'"#))
         let stream = Self.request("http://h/", .POST, body: .stream(length: 12, makeStream: { fatalError("not read") })).cURLDescription()
         #expect(stream.hasSuffix(" # the body, a stream of 12 bytes, is not reproduced"))
         #expect(stream.contains("-X 'POST'"))
