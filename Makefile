@@ -11,16 +11,22 @@ all: build
 # System libraries the C module maps need (OpenSSL, zlib), pkg-config to find them, iproute2
 # (`ip`) for the path monitor's network-namespace test, the openssl CLI (the OCSP responder the
 # revocation tests run) and nginx for the OCSP stapling test against a real server (skipped where
-# it is missing).
+# it is missing), curl (the cURL-description round trip runs the command it prints), and from
+# PyPI httpbin served by gunicorn (Digest authentication against a real server).
 deps:
 	@missing=""; \
-	for p in libssl-dev zlib1g-dev pkg-config iproute2 openssl nginx; do \
+	for p in libssl-dev zlib1g-dev pkg-config iproute2 openssl nginx curl python3-pip; do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
 	done; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi; \
+	if ! command -v gunicorn >/dev/null 2>&1 || ! python3 -c 'import httpbin' >/dev/null 2>&1; then \
+	  echo "installing from PyPI: httpbin gunicorn"; \
+	  python3 -m pip install -q httpbin gunicorn 2>/dev/null \
+	    || $$SUDO python3 -m pip install -q --break-system-packages httpbin gunicorn; \
 	fi
 
 build: deps

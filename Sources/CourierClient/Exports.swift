@@ -16,6 +16,12 @@
 @_exported import enum CourierHTTP1.Base64
 @_exported import func CourierHTTP1.basicAuthorizationValue
 @_exported import struct CourierHTTP1.BasicAuthorizationError
+// Authentication challenges as the server sends them (RFC 9110 §11.6.1).
+@_exported import struct CourierHTTP1.AuthChallenge
+@_exported import struct CourierHTTP1.AuthParameter
+@_exported import struct CourierHTTP1.AuthChallengeError
+// The hash functions Digest authentication names (RFC 7616 §6.1); the one hasher is CourierTLS's.
+@_exported import enum CourierTLS.HashFunction
 
 // TLS: the configuration, certificates and the verification a trust evaluator sees.
 @_exported import struct CourierTLS.TLSConfiguration

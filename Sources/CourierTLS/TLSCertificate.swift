@@ -75,16 +75,7 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
     /// SHA-256 (FIPS 180-4) of `bytes`, through OpenSSL. Of a DER certificate it is the
     /// certificate's fingerprint (``sha256Fingerprint``); of a DER SubjectPublicKeyInfo, its
     /// public-key pin (RFC 7469 §2.4, ``spkiSHA256``).
-    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let ok = bytes.withUnsafeBytes { input in
-            // Safe: EVP_Digest reads `input.count` bytes and writes at most EVP_MAX_MD_SIZE bytes.
-            EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_sha256(), nil)
-        }
-        precondition(ok == 1, "EVP_Digest(sha256) failed")
-        return Array(digest.prefix(Int(length)))
-    }
+    public static func sha256(_ bytes: [UInt8]) -> [UInt8] { HashFunction.sha256.hash(bytes) }
 
     /// SHA-256 of the SubjectPublicKeyInfo of a DER certificate (RFC 7469 §2.4): the public-key
     /// pin of a certificate that is not at hand as a ``TLSCertificate``.

@@ -70,6 +70,11 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let authenticationRefreshFailed = Code("authenticationRefreshFailed", .adapt)
         /// An ``AuthenticationInterceptor`` refreshed more often than its window allows.
         public static let excessiveAuthenticationRefresh = Code("excessiveAuthenticationRefresh", .adapt)
+        /// A credential was given for an authentication challenge Courier cannot answer: a
+        /// scheme other than Basic (RFC 7617) and Digest (RFC 7616), or a Digest challenge with
+        /// an algorithm or `qop` it does not compute. The detail names the scheme; nothing was
+        /// sent (RFC 9110 §11.6).
+        public static let unsupportedAuthenticationScheme = Code("unsupportedAuthenticationScheme", .serialize)
         // Transport (the underlying error is the CourierClient.ClientError).
         public static let transport = Code("transport", .receive)
         public static let serverTrustRejected = Code("serverTrustRejected", .trust)

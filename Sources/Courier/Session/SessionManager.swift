@@ -38,6 +38,8 @@ public final class SessionManager: Sendable {
     let trustEvaluator: SharedServerTrustEvaluator
     let serializationQueue = DispatchQueue(label: "courier.serialization", attributes: .concurrent)
     let eventHub = EventHub()
+    /// Digest nonces answered, their counts and credentials (RFC 7616 §3.4).
+    let digestNonces = DigestNonces()
     private let conversion: RequestConversion
     private let state = Mutex(ManagerState())
 

@@ -21,35 +21,39 @@ enum HeadResolution {
 extension SessionTask {
     static let maximumAuthenticationAttempts = 10
 
-    /// Decides, in this order: a 401/407 challenge when the challenge hook is set, the response
-    /// disposition hook, else delivery. (Redirects never get here: the transport follows them,
-    /// asking the redirect hook through ``redirectHandler(original:)``; a redirect it stops is
-    /// the task's response.)
+    /// Decides, in this order: a 401/407 challenge (a Digest nonce the server calls stale is
+    /// answered again with the same credential, RFC 7616 §3.3; otherwise the challenge hook,
+    /// when set, is asked), the response disposition hook, else delivery. (Redirects never get
+    /// here: the transport follows them, asking the redirect hook through
+    /// ``redirectHandler(original:)``; a redirect it stops is the task's response.)
     func resolution(for response: Response, request: Request) -> HeadResolution {
         // The two hooks that decide about heads, read together (not a copy of every hook).
         let (challengeHook, responseHook) = manager.headHooks
 
-        // A challenge the caller may answer.
-        if let hook = challengeHook, case let failures = core.withLock({ $0.machine.authenticationFailures }),
-           let challenge = AuthenticationChallenge.parse(response, previousFailureCount: failures),
-           failures < SessionTask.maximumAuthenticationAttempts {
-            return .ask { task in
-                switch hook(task, challenge) {
-                case .useCredential(let credential) where challenge.scheme.lowercased() == "basic":
-                    let field: HTTPField
-                    do throws(CourierError) {
-                        field = try HTTPField.basicAuthorization(credential, proxy: challenge.isProxy)
-                    } catch {
-                        return .fail(error)
+        // A challenge the session or the caller may answer (the machine is read only for one).
+        if response.statusCode == 401 || response.statusCode == 407,
+           case let (failures, staleRetries) = core.withLock({ ($0.machine.authenticationFailures, $0.machine.staleNonceRetries) }),
+           let challenge = AuthenticationChallenge.parse(response, previousFailureCount: failures) {
+            if let decision = digestFollowUp(challenge, request: request, staleRetries: staleRetries) {
+                return .now(decision)
+            }
+            if let hook = challengeHook, failures < SessionTask.maximumAuthenticationAttempts {
+                let nonces = manager.digestNonces
+                return .ask { task in
+                    switch hook(task, challenge) {
+                    case .useCredential(let credential):
+                        do throws(CourierError) {
+                            let field = try ChallengeAnswer.field(
+                                challenge.answered, credential: credential, request: request, proxy: challenge.isProxy, nonces: nonces)
+                            return .follow(request.replacingField(field), .authentication)
+                        } catch {
+                            return .fail(error)
+                        }
+                    case .performDefaultHandling:
+                        return .deliver
+                    case .cancel:
+                        return .cancel
                     }
-                    var next = request
-                    next.headers.remove(name: challenge.isProxy ? "Proxy-Authorization" : "Authorization")
-                    next.headers.append(field)
-                    return .follow(next, .authentication)
-                case .useCredential, .performDefaultHandling:
-                    return .deliver
-                case .cancel:
-                    return .cancel
                 }
             }
         }
@@ -64,6 +68,46 @@ extension SessionTask {
             }
         }
         return .now(.deliver)
+    }
+}
+
+extension SessionTask {
+    /// What a challenge means for a request that carried a Digest answer of this session
+    /// (RFC 7616 §3.3): with `stale=true` the same credential answers the new nonce, without
+    /// asking the hook and without counting a failure (bounded like failures: past the bound the
+    /// 401 is the task's response); otherwise the
+    /// server refused the credential, which the session forgets. nil: decide as for any
+    /// challenge.
+    func digestFollowUp(_ challenge: AuthenticationChallenge, request: Request, staleRetries: Int) -> HeadDecision? {
+        let name = challenge.isProxy ? "Proxy-Authorization" : "Authorization"
+        guard let sent = request.headers[first: name], sent.lowercased().hasPrefix("digest "),
+              let origin = request.httpURL?.origin else { return nil }
+        let nonces = manager.digestNonces
+        if let digest = try? DigestChallenge(challenge.answered), digest.isStale,
+           let credential = nonces.credential(origin: origin, proxy: challenge.isProxy) {
+            // A server that never stops calling the nonce stale gets its 401 delivered.
+            guard staleRetries < SessionTask.maximumAuthenticationAttempts else { return .deliver }
+            let count = nonces.remember(digest, credential: credential, origin: origin, proxy: challenge.isProxy)
+            do throws(CourierError) {
+                let field = try HTTPField.digestAuthorization(
+                    digest, credential: credential, request: request, proxy: challenge.isProxy, nonceCount: count)
+                return .follow(request.replacingField(field), .staleNonce)
+            } catch {
+                return .fail(error)
+            }
+        }
+        nonces.forget(origin: origin, proxy: challenge.isProxy)
+        return nil
+    }
+}
+
+extension Request {
+    /// The request with `field` in place of every field of its name.
+    func replacingField(_ field: HTTPField) -> Request {
+        var next = self
+        next.headers.remove(name: field.name)
+        next.headers.append(field)
+        return next
     }
 }
 

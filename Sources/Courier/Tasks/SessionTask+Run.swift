@@ -69,9 +69,10 @@ extension SessionTask {
     /// first attempt may be answered from the cache), converts it for the transport and hands
     /// it over. Nothing when the task ended meanwhile (a cancel).
     private func prepare() {
-        guard case let (request, attempts, deadline, redirected)? = core.withLock({ core in
+        guard case let (prepared, attempts, deadline, redirected)? = core.withLock({ core in
             core.machine.preparingRequest.map { ($0, core.machine.attemptCount, core.machine.deadline, core.machine.redirectCount > 0) }
         }) else { return }
+        var request = prepared
         if attempts == 0 {
             if manager.isInvalidated {
                 run(core.withLock { $0.machine.preparationFailed(CourierError(
@@ -86,6 +87,8 @@ extension SessionTask {
                 run(core.withLock { $0.machine.answeredFromCache(cached.response, data: cached.data) })
                 return
             }
+            // A Digest nonce this session answered for the origin is reused (RFC 7616 §3.4).
+            request = manager.digestNonces.authorizing(request)
         }
         var converted: HTTPClientRequest
         do {

@@ -49,6 +49,9 @@ enum TaskDecision<Sink: AnyObject & Sendable> {
 enum FollowReason: Sendable {
     /// An answer to an authentication challenge (counted, to stop a server that keeps asking).
     case authentication
+    /// The same credentials again with the server's new nonce, after a Digest challenge with
+    /// `stale=true` (RFC 7616 §3.3): not a failure of the credentials, so not counted as one.
+    case staleNonce
 }
 
 /// How a task's response is received: the head, the file for a download, the progress total.

@@ -90,6 +90,9 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
     private(set) var transactions: [HTTPClientMetrics] = []
     private(set) var redirectCount = 0
     private(set) var authenticationFailures = 0
+    /// Digest answers repeated because the server called the nonce stale (RFC 7616 §3.3): not
+    /// failures, but bounded too.
+    private(set) var staleNonceRetries = 0
     private(set) var body = Data()
     private(set) var bodyBytes: Int64 = 0
     private(set) var sink: Sink?
@@ -279,8 +282,11 @@ extension TaskStateMachine {
             return cancel()
         case .fail(let error):
             return fail(error, attempt: attempt)
-        case .follow(let next, .authentication):
-            authenticationFailures += 1
+        case .follow(let next, let reason):
+            switch reason {
+            case .authentication: authenticationFailures += 1
+            case .staleNonce: staleNonceRetries += 1
+            }
             attempt.step = .discarding
             pendingRequest = next
             if case .ended = attempt.transport {
