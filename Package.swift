@@ -109,7 +109,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierHTTP1Tests",
-            dependencies: ["CourierHTTP1", "CourierCore"],
+            dependencies: ["CourierHTTP1", "CourierCore", "CourierTestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

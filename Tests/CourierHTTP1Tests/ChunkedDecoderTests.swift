@@ -1,3 +1,4 @@
+import CourierTestSupport
 import CourierCore
 import CourierHTTP1
 import Testing

@@ -21,20 +21,10 @@ public final class HttpbinServer {
     /// Starts gunicorn serving `httpbin:app` and waits until it accepts connections (connect
     /// attempts, paced by the process's own output, until `deadline`).
     public init(executable: String, deadline: ContinuousClock.Instant = .now + .seconds(30)) throws(ChildProcessError) {
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? P_tmpdir
-        var template = Array((base + "/courier-httpbin-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw ChildProcessError("mkdtemp failed") }
-        let directory = String(cString: made)
+        let scratch = try ServerScratch(name: "httpbin", remove: Self.remove)
+        let directory = scratch.directory
+        let port = scratch.port
         self.directory = directory
-        let port: Int
-        do {
-            let (fd, free) = try Socket.listen(on: .loopbackIPv4, backlog: 1)
-            close(fd)
-            port = free
-        } catch {
-            Self.remove(directory)
-            throw ChildProcessError("no free port: \(error)")
-        }
         self.port = port
         do {
             process = try ChildProcess([

@@ -28,21 +28,10 @@ public final class NginxServer {
         executable: String, certificateChain: String, privateKey: String, staple: [UInt8],
         deadline: ContinuousClock.Instant = .now + .seconds(10)
     ) throws(ChildProcessError) {
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? P_tmpdir
-        var template = Array((base + "/courier-nginx-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw ChildProcessError("mkdtemp failed") }
-        let directory = String(cString: made)
+        let scratch = try ServerScratch(name: "nginx", remove: Self.remove)
+        let directory = scratch.directory
+        let port = scratch.port
         self.directory = directory
-        // A free loopback port: bound, read, released for nginx.
-        let port: Int
-        do {
-            let (fd, free) = try Socket.listen(on: .loopbackIPv4, backlog: 1)
-            close(fd)
-            port = free
-        } catch {
-            Self.remove(directory)
-            throw ChildProcessError("no free port: \(error)")
-        }
         self.port = port
         let configuration = Self.configuration(
             directory: directory, port: port, chain: TestCertificates.path(certificateChain),

@@ -1,34 +1,5 @@
+import CourierTestSupport
 import Testing
-
-/// The ways every parser and decoder test feeds its input: whole, split in two at every byte
-/// position, and one byte at a time.
-enum Feeding: CustomStringConvertible {
-    case whole
-    case split(at: Int)
-    case bytewise
-
-    /// The input cut into the pieces this feeding delivers.
-    func pieces(_ input: [UInt8]) -> [[UInt8]] {
-        switch self {
-        case .whole: return [input]
-        case .split(let k): return [Array(input[..<k]), Array(input[k...])]
-        case .bytewise: return input.map { [$0] }
-        }
-    }
-
-    /// Every feeding for an input of `count` bytes.
-    static func all(count: Int) -> [Feeding] {
-        [.whole, .bytewise] + (0...count).map { .split(at: $0) }
-    }
-
-    var description: String {
-        switch self {
-        case .whole: return "whole"
-        case .split(let k): return "split@\(k)"
-        case .bytewise: return "bytewise"
-        }
-    }
-}
 
 /// Runs `run` over every feeding of `input` and expects the same result from each; returns the
 /// result of the whole feeding.

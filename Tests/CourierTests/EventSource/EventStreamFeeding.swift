@@ -1,33 +1,6 @@
 import Courier
+import CourierTestSupport
 import Testing
-
-/// The ways the event-stream tests feed a stream, as CourierHTTP1Tests feed the HTTP parser
-/// (`expectSameForEveryFeeding` there): whole, split in two at every byte, one byte at a time.
-enum StreamFeeding: CustomStringConvertible {
-    case whole
-    case split(at: Int)
-    case bytewise
-
-    func pieces(_ input: [UInt8]) -> [[UInt8]] {
-        switch self {
-        case .whole: return [input]
-        case .split(let k): return [Array(input[..<k]), Array(input[k...])]
-        case .bytewise: return input.map { [$0] }
-        }
-    }
-
-    static func all(count: Int) -> [StreamFeeding] {
-        [.whole, .bytewise] + (0...count).map { .split(at: $0) }
-    }
-
-    var description: String {
-        switch self {
-        case .whole: return "whole"
-        case .split(let k): return "split@\(k)"
-        case .bytewise: return "bytewise"
-        }
-    }
-}
 
 /// What a parser made of a stream: its outputs in order, the error code it stopped with, and
 /// its last event ID at the end.
@@ -73,7 +46,7 @@ func expectSameForEveryFeeding(
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> ParsedStream {
     let reference = parse([input], maximumEventBytes: maximumEventBytes, lastEventID: lastEventID)
-    for feeding in StreamFeeding.all(count: input.count) {
+    for feeding in Feeding.all(count: input.count) {
         let result = parse(feeding.pieces(input), maximumEventBytes: maximumEventBytes, lastEventID: lastEventID)
         #expect(result == reference, "feeding \(feeding) differs from whole", sourceLocation: sourceLocation)
         if result != reference { break }
