@@ -60,6 +60,37 @@ import Testing
         }
     }
 
+    /// One URL from hop to hop: a Location with bytes Foundation's URL would percent-encode
+    /// (`|`, `[`, `]`) is sent exactly as the transport parsed it, with or without a redirect
+    /// hook, and it is the task's current request as it is.
+    @Test(arguments: [false, true])
+    func aRedirectTargetIsSentAsTheTransportParsedIt(withHook: Bool) throws {
+        try withSession { manager, server in
+            server.route("/from") { _, connection in
+                try connection.respond(status: 302, headers: [("Location", "/next|hop?k=[1]")], body: "")
+            }
+            server.route("/next|hop") { request, connection in
+                try connection.respond(body: request.target)
+            }
+            let proposedTargets = Recorder<String>()
+            if withHook {
+                manager.updateHooks { hooks in
+                    hooks.taskWillPerformHTTPRedirection = { _, _, proposed in
+                        proposedTargets.append(proposed.httpURL?.requestTarget ?? "none")
+                        return proposed
+                    }
+                }
+            }
+            let response = try runData(manager, Request(url: url(server, "/from")))
+            #expect(server.requests.map(\.target) == ["/from", "/next|hop?k=[1]"])
+            #expect(response.value.map { String(decoding: $0, as: UTF8.self) } == "/next|hop?k=[1]")
+            #expect(response.request.httpURL?.requestTarget == "/next|hop?k=[1]")
+            #expect(response.response?.httpURL?.requestTarget == "/next|hop?k=[1]")
+            #expect(response.response?.url.absoluteString.hasSuffix("/next%7Chop?k=%5B1%5D") == true, "Foundation's form, made on read")
+            #expect(proposedTargets.all == (withHook ? ["/next|hop?k=[1]"] : []))
+        }
+    }
+
     @Test func aNilFromTheRedirectHookDeliversTheRedirectResponse() throws {
         try withSession { manager, server in
             Self.redirecting(server)
