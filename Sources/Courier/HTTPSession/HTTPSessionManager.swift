@@ -123,7 +123,8 @@ public final class HTTPSessionManager: Sendable {
             switch base {
             case nil: return try HTTPURL(reference)
             case .success(let base)?: return try base.resolving(reference)
-            case .failure(let error)?: throw error
+            // An absolute reference needs no base; a relative one reports why the base has none.
+            case .failure(let error)?: if let absolute = try? HTTPURL(reference) { return absolute } else { throw error }
             }
         } catch {
             throw CourierError(.invalidURL, underlying: error, detail: "\"\(UserInfoRedaction.redactingText(path))\" does not make a URL against \(baseURL?.redactedForDisplay ?? "no base URL"): \(error.reason)")

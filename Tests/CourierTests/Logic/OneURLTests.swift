@@ -105,6 +105,16 @@ import Testing
         }
     }
 
+    @Test func aBaseURLWithNoHTTPFormStillTakesAbsolutePaths() throws {
+        try withHTTPManager(baseURL: "http://h:99999/v1") { manager in
+            let absolute = try manager.httpURL(for: "https://other:8443/p?q")
+            #expect(absolute == (try HTTPURL("https://other:8443/p?q")), "an absolute path needs no base")
+            #expect { try manager.httpURL(for: "users") } throws: { error in
+                ((error as? CourierError)?.underlying as? HTTPURLError)?.reason == .invalidPort
+            }
+        }
+    }
+
     @Test func aSerializersURLStringIsParsedOnce() throws {
         let request = try HTTPRequestSerializer().request(method: .GET, urlString: "http://h/s?a=1", parameters: ["b": "x y"])
         #expect(request.httpURL == (try HTTPURL("http://h/s?a=1&b=x%20y")))
