@@ -57,17 +57,21 @@ final class ProgressReporter: Sendable {
     }
 
     /// Marks the progress finished and delivers the last update (on the queue, in order after
-    /// the pending ones). Returns nothing; call before queueing the completion.
-    func finish(_ change: (inout TaskProgress.Snapshot) -> Void) {
+    /// the pending ones). Call before queueing the completion. Returns whether a delivery was
+    /// queued: then the completion must follow it on the same queue, so that the last update
+    /// arrives first (it cannot be handed to an awaiting Swift task directly).
+    @discardableResult
+    func finish(_ change: (inout TaskProgress.Snapshot) -> Void) -> Bool {
         _ = progress.update { snapshot in
             change(&snapshot)
             snapshot.isFinished = true
         }
         guard isObserved() || state.withLock({ $0.everScheduled }) else {
             deliverSlot.withLock { $0 = nil }
-            return
+            return false
         }
         queue.async { [self] in flush(final: true) }
+        return true
     }
 
     private func flush(final: Bool) {

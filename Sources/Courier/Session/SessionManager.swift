@@ -199,7 +199,8 @@ public final class SessionManager: Sendable {
     }
 
     /// The task ended and leaves the registry. Returns whether its completion may be handed to
-    /// an awaiting Swift task directly (`canHandOff`: the task has such a route): when nothing
+    /// an awaiting Swift task directly (`canHandOff`: the task has such a route and no last
+    /// progress update is queued ahead of it): when nothing
     /// needs the completion queue — no completion or metrics hook, no event subscriber, no
     /// completion group, no response cache that may store it. Otherwise its completion is counted
     /// as on its way through the queues (``deliverOnCompletionQueue(of:outcome:finished:)``), which

@@ -8,8 +8,10 @@ extension SessionTask {
         let finishDownload: (inout TaskProgress.Snapshot) -> Void = { progress in
             if let size = ending.finalSize, progress.totalUnitCount < 0 { progress.totalUnitCount = size }
         }
-        if let uploadReporter { uploadReporter.finish { _ in } }
-        if let downloadReporter { downloadReporter.finish(finishDownload) }
+        // A last progress update queued for a handler must arrive before the completion, so the
+        // completion then takes the queues too.
+        let uploadQueued = uploadReporter?.finish { _ in } ?? false
+        let downloadQueued = downloadReporter?.finish(finishDownload) ?? false
         if uploadReporter == nil || downloadReporter == nil {
             let (upload, download) = (uploadReporter == nil, downloadReporter == nil)
             core.withLock { core in
@@ -19,7 +21,7 @@ extension SessionTask {
         }
         // A task ends once, so the completion is still there.
         let route = takeCompletionRoute()
-        let canHandOff = route?.handOff != nil && ending.abandonSink == nil
+        let canHandOff = route?.handOff != nil && ending.abandonSink == nil && !uploadQueued && !downloadQueued
         let handedOff = manager.taskEnded(self, canHandOff: canHandOff)
         if handedOff, let handOff = route?.handOff {
             handOff(ending.outcome)

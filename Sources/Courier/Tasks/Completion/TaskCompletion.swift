@@ -8,7 +8,8 @@ import FoundationEssentials
 /// task was made, takes that outcome to whoever waits for it one of two ways:
 /// - **Handed off** to an awaiting Swift task (the `async` calls), when nothing needs the
 ///   completion queue — no completion or metrics hook, no event subscriber, no completion group,
-///   no response cache. The Swift task serializes the outcome itself (``Arrival``). One thread
+///   no response cache, no last progress update queued for a handler (which must arrive first).
+///   The Swift task serializes the outcome itself (``Arrival``). One thread
 ///   hop from the loop to the caller.
 /// - **Through the queues** (completion closures, or `async` calls when observers need the
 ///   result): the route's `finish` serializes on the processing (serialization) queue — a slow
