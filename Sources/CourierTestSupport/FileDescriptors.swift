@@ -1,5 +1,4 @@
 #if canImport(Glibc)
-import Dispatch
 import Glibc
 #endif
 
@@ -13,22 +12,8 @@ public enum FileDescriptors {
         openDescriptors().count
     }
 
-    /// Dispatch opens one timer descriptor per clock per process the first time a timer on that
-    /// clock is armed (`asyncAfter` on the uptime and the wall clock, `Task.sleep` on the
-    /// continuous clock, a progress reporter's interval) and keeps it: all three are armed once
-    /// here, before the first count, so that a timer first armed by another test while one
-    /// counts is not taken for a leak.
-    private static let dispatchTimerOpened: Void = {
-        let armed = DispatchSemaphore(value: 0)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) { armed.signal() }
-        DispatchQueue.global().asyncAfter(wallDeadline: .now() + .milliseconds(1)) { armed.signal() }
-        Task { try? await Task.sleep(for: .milliseconds(1)); armed.signal() }
-        for _ in 0..<3 { armed.wait() }
-    }()
-
     /// The open descriptor numbers, not counting the directory stream used to list them.
     public static func openDescriptors() -> [Int32] {
-        _ = dispatchTimerOpened
         guard let directory = opendir("/proc/self/fd") else { return [] }
         defer { closedir(directory) }
         let own = dirfd(directory)
