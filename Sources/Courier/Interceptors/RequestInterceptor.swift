@@ -31,7 +31,10 @@ public struct Interceptor: RequestInterceptor {
     public func adapt(_ request: Request, context: AdaptationContext) async throws -> Request {
         var current = request
         for adapter in adapters {
-            current = try await adapter.adapt(current, context: context)
+            do { current = try await adapter.adapt(current, context: context) } catch {
+                // The adapter that failed is named, not this composite.
+                throw CourierError.adaptation(error, by: adapter, url: current.url)
+            }
         }
         return current
     }
@@ -43,5 +46,15 @@ public struct Interceptor: RequestInterceptor {
             return decision
         }
         return .doNotRetry
+    }
+}
+
+extension Interceptor {
+    /// A task's interceptor: the request's and the session's as one, the request's first (its
+    /// adapter runs before the session's; its retrier is asked first). nil when neither is set.
+    static func combining(_ request: (any RequestInterceptor)?, _ session: (any RequestInterceptor)?) -> (any RequestInterceptor)? {
+        guard let request else { return session }
+        guard let session else { return request }
+        return Interceptor(interceptors: [request, session])
     }
 }

@@ -53,6 +53,11 @@ public struct Request: Sendable {
     /// Alamofire's `validate()` per request. nil: the serializer's. Applies to data and upload
     /// tasks; the task's first request decides.
     public var validation: ResponseValidator?
+    /// This task's interceptor (Alamofire's per-request `interceptor`): its adapter runs before
+    /// the session's on every attempt, and its retrier is asked before the session's when an
+    /// attempt fails (``SessionConfiguration/interceptor``). As for ``validation``, the task's
+    /// first request decides.
+    public var interceptor: (any RequestInterceptor)?
 
     public init(
         url: URL, method: HTTPMethod = .GET, headers: HTTPFields = HTTPFields(), body: RequestBody? = nil,
@@ -83,6 +88,7 @@ public struct Request: Sendable {
         self.totalTimeoutInterval = totalTimeoutInterval
         self.redirects = nil
         self.validation = nil
+        self.interceptor = nil
     }
 
     /// Sends `credential` with this request as `Authorization: Basic …` (RFC 7617 §2),

@@ -32,6 +32,12 @@ public struct SessionConfiguration: Sendable {
     /// An HTTP cache for GET responses (RFC 9111 freshness only), consulted and filled by data
     /// tasks; nil (the default) for none.
     public var responseCache: ResponseCache? = nil
+    /// Adapts every request before each attempt and decides whether a failed attempt is made
+    /// again (Alamofire's `Session(interceptor:)`): a ``RetryPolicy``, an
+    /// ``AuthenticationInterceptor``, or several as one ``Interceptor``. A request's own
+    /// ``Request/interceptor`` runs first. nil (the default): requests go as they are and a
+    /// failure stands.
+    public var interceptor: (any RequestInterceptor)? = nil
 
     public init() {}
 

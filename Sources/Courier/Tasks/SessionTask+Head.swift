@@ -8,6 +8,9 @@ enum HeadDecision: Sendable {
     case deliver
     /// Drop this response's body and make this request next.
     case follow(Request, FollowReason)
+    /// Drop this response's body and make the attempt again after `after` seconds (the
+    /// retrier decided so).
+    case retry(after: Double)
     case cancel
     case fail(CourierError)
 }
@@ -16,14 +19,18 @@ enum HeadDecision: Sendable {
 enum HeadResolution {
     case now(HeadDecision)
     case ask(@Sendable (SessionTask) -> HeadDecision)
+    /// The task's retrier decides first whether the attempt is made again (an error status).
+    case askRetrier(RetryContext)
 }
 
 extension SessionTask {
+    typealias DispositionHook = @Sendable (SessionTask, Response) -> ResponseDisposition
     static let maximumAuthenticationAttempts = 10
 
     /// Decides, in this order: a 401/407 challenge (a Digest nonce the server calls stale is
     /// answered again with the same credential, RFC 7616 §3.3; otherwise the challenge hook,
-    /// when set, is asked), the response disposition hook, else delivery. (Redirects never get
+    /// when set, is asked), the task's retrier for an error status (4xx, 5xx: RFC 9110 §15.5,
+    /// §15.6), the response disposition hook, else delivery. (Redirects never get
     /// here: the transport follows them, asking the redirect hook through
     /// ``redirectHandler(original:)``; a redirect it stops is the task's response.)
     func resolution(for response: Response, request: Request) -> HeadResolution {
@@ -58,8 +65,23 @@ extension SessionTask {
             }
         }
 
-        // The task's response: the caller may look at it first.
-        if kind != .download, let hook = responseHook {
+        // An error status is a failed attempt the retrier may make again; the task's validation,
+        // later, decides only what the caller sees of a response that stays.
+        if interceptor != nil, response.statusCode >= 400 {
+            let error = CourierError(
+                .unacceptableStatusCode, response: response, failingURL: request.url,
+                detail: "Request failed: \(StatusText.text(for: response.statusCode)) (\(response.statusCode))")
+            return .askRetrier(RetryContext(
+                request: request, response: response, error: error, retryCount: core.withLock { $0.machine.retryCount },
+                requestBytesSent: true))
+        }
+        return dispositionResolution(for: response, hook: responseHook)
+    }
+
+    /// The response disposition hook's say (`hook`, the session's as read with the others), or
+    /// delivery.
+    func dispositionResolution(for response: Response, hook: DispositionHook?) -> HeadResolution {
+        if kind != .download, let hook {
             return .ask { task in
                 switch hook(task, response) {
                 case .allow: .deliver

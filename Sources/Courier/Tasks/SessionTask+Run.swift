@@ -26,6 +26,14 @@ extension SessionTask {
             manager.publishLater(.taskSuspended(self))
         case .prepare:
             prepare()
+        case .prepareAfter(let seconds):
+            intercept { [self] in
+                // A cancel ends the sleep early; `prepare` then finds the task ended.
+                try? await Task.sleep(for: .seconds(seconds))
+                prepare()
+            }
+        case .askRetrier(let context):
+            askRetrier(context)
         case .resumeReading(let transport):
             transport.resumeReading()
         case .cancelTransport(let transport):
@@ -69,8 +77,10 @@ extension SessionTask {
     /// first attempt may be answered from the cache), converts it for the transport and hands
     /// it over. Nothing when the task ended meanwhile (a cancel).
     private func prepare() {
-        guard case let (prepared, attempts, deadline, redirected)? = core.withLock({ core in
-            core.machine.preparingRequest.map { ($0, core.machine.attemptCount, core.machine.deadline, core.machine.redirectCount > 0) }
+        guard case let (prepared, attempts, deadline, redirected, retries)? = core.withLock({ core in
+            core.machine.preparingRequest.map {
+                ($0, core.machine.attemptCount, core.machine.deadline, core.machine.redirectCount > 0, core.machine.retryCount)
+            }
         }) else { return }
         var request = prepared
         if attempts == 0 {
@@ -90,6 +100,23 @@ extension SessionTask {
             // A Digest nonce this session answered for the origin is reused (RFC 7616 §3.4).
             request = manager.digestNonces.authorizing(request)
         }
+        guard let interceptor else {
+            launch(request, deadline: deadline, redirected: redirected)
+            return
+        }
+        let context = AdaptationContext(taskIdentifier: taskIdentifier, retryCount: retries)
+        intercept { [self, request] in
+            do {
+                let adapted = try await interceptor.adapt(request, context: context)
+                launch(adapted, deadline: deadline, redirected: redirected)
+            } catch {
+                run(core.withLock { $0.machine.preparationFailed(.adaptation(error, by: interceptor, url: request.url)) })
+            }
+        }
+    }
+
+    /// Converts the request for the transport and hands it over as the task's next attempt.
+    private func launch(_ request: Request, deadline: Deadline?, redirected: Bool) {
         var converted: HTTPClientRequest
         do {
             converted = try manager.convert(request, sameOriginAs: originalRequest.httpURL?.origin, deadline: deadline, phase: redirected ? .redirect : .connect)
@@ -131,13 +158,21 @@ extension SessionTask {
         }) else { return }
         let response = Response(
             location: request.location, statusCode: head.status, headers: head.headers, undecodedContentCodings: head.undecodedContentCodings)
-        switch resolution(for: response, request: request) {
+        resolve(resolution(for: response, request: request), response: response, request: request, attempt: attempt)
+    }
+
+    /// Puts a head's resolution into effect: a decision now, a hook's on the completion queue, or
+    /// the retrier's first.
+    func resolve(_ resolution: HeadResolution, response: Response, request: Request, attempt: Int) {
+        switch resolution {
         case .now(let decision):
             decide(decision, response: response, request: request, attempt: attempt)
         case .ask(let hook):
             manager.completionQueue.async { [self] in
                 decide(hook(self), response: response, request: request, attempt: attempt)
             }
+        case .askRetrier(let context):
+            askRetrier(about: context, response: response, request: request, attempt: attempt)
         }
     }
 
@@ -170,7 +205,7 @@ extension SessionTask {
 
     /// Puts a decision about a head into effect; delivering first opens what the delivery needs.
     /// `request`: the attempt's request (it stays the current one while its head is decided).
-    private func decide(_ decision: HeadDecision, response: Response, request: Request, attempt: Int) {
+    func decide(_ decision: HeadDecision, response: Response, request: Request, attempt: Int) {
         let machineDecision: TaskDecision<DownloadSink>
         switch decision {
         case .deliver:
@@ -181,6 +216,8 @@ extension SessionTask {
             }
         case .follow(let request, let reason):
             machineDecision = .follow(request, reason)
+        case .retry(let delay):
+            machineDecision = .retry(after: delay)
         case .cancel:
             machineDecision = .cancel
         case .fail(let error):

@@ -47,6 +47,9 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     /// and for downloads); then the progress goes through them, else only into `core`.
     var uploadReporter: ProgressReporter?
     var downloadReporter: ProgressReporter?
+    /// The request's and the session's interceptors as one, the request's first (nil: neither
+    /// is set; the task then adapts nothing and retries nothing, at no cost).
+    let interceptor: (any RequestInterceptor)?
 
     init(
         manager: SessionManager, kind: Kind, request: Request, completion: TaskCompletion.Route, download: DownloadPlan? = nil,
@@ -59,11 +62,13 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         self.completionSlot = Mutex(completion)
         self.download = download
         self.preflightError = preflightError
+        let interceptor = Interceptor.combining(request.interceptor, manager.configuration.interceptor)
+        self.interceptor = interceptor
         var upload = ProgressSlot.empty
         upload.update { $0.totalUnitCount = request.body?.length ?? (request.body == nil ? 0 : -1) }
         self.core = Mutex(TaskCore(machine: TaskStateMachine(
             request: request, kind: kind, bodyLimit: manager.configuration.maximumInMemoryBodySize,
-            downloadPath: download?.temporaryPath, resumeOffset: resumeOffset), upload: upload))
+            downloadPath: download?.temporaryPath, resumeOffset: resumeOffset, asksRetrier: interceptor != nil), upload: upload))
     }
 
     /// The completion route, once: later calls return nil.
@@ -116,11 +121,13 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     /// Cancels the task in whatever phase it is; it completes with ``CourierError/Code/cancelled``.
     public func cancel() {
         run(core.withLock { $0.machine.cancel() })
+        if interceptor != nil { endInterception() }
     }
 
     /// Ends the task with `error` as a cancellation does (the download file failed).
     func cancel(with error: CourierError) {
         run(core.withLock { $0.machine.cancel(error) })
+        if interceptor != nil { endInterception() }
     }
 }
 
@@ -136,6 +143,10 @@ struct TaskCore {
     /// The progress of both directions (``ProgressSlot``).
     var upload: ProgressSlot
     var download = ProgressSlot.empty
+    /// The interceptor's work in progress — adapting, asking the retrier, a retry's delay — which
+    /// a cancel ends (``SessionTask/intercept(_:)``).
+    var interception: Task<Void, Never>?
+    var interceptionNumber = 0
 
     init(machine: TaskStateMachine<HTTPRequestExecution, DownloadSink>, upload: ProgressSlot) {
         self.machine = machine

@@ -2,7 +2,7 @@ import CourierClient
 import FoundationEssentials
 
 /// What a task measured (`NSURLSessionTaskMetrics`): one transaction per request made —
-/// redirects and authentication retries each add one — with DNS, connect, TLS, request and
+/// redirects, authentication retries and the retrier's retries each add one — with DNS, connect, TLS, request and
 /// response timestamps, byte counts, reuse, addresses and the TLS version and cipher.
 public struct TaskMetrics: Sendable {
     public var transactionMetrics: [HTTPClientMetrics]
@@ -11,6 +11,9 @@ public struct TaskMetrics: Sendable {
     public var taskEnd: Date
     /// Redirects followed.
     public var redirectCount: Int
+    /// Attempts made again because the task's retrier decided so (``RequestRetrier``); each
+    /// attempt has its transactions.
+    public var retryCount: Int = 0
 
     /// The task's duration in seconds.
     public var duration: Double { taskEnd.timeIntervalSince(taskStart) }

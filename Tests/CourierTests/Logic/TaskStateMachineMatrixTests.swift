@@ -105,6 +105,22 @@ import Testing
             let actions = f.machine.decided(.fail(CourierError(.redirectRefused)), attempt: f.attempt)
             return f.outcome(actions)
         }),
+        ("retry", { f in
+            let actions = f.machine.decided(.retry(after: 0), attempt: f.attempt)
+            return f.outcome(actions)
+        }),
+        ("retryLater", { f in
+            let actions = f.machine.decided(.retry(after: 2), attempt: f.attempt)
+            return f.outcome(actions)
+        }),
+        ("retryDecided", { f in
+            let actions = f.machine.retryDecided(delay: 0.5)
+            return f.outcome(actions)
+        }),
+        ("retryRefused", { f in
+            let actions = f.machine.retryDecided(delay: nil)
+            return f.outcome(actions)
+        }),
         ("downloadDone", { f in
             let actions = f.machine.downloadFinished(.success(URL(fileURLWithPath: "/tmp/x")))
             return f.outcome(actions)

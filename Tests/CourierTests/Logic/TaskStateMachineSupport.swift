@@ -23,11 +23,11 @@ struct MachineFixture {
     let sink = FakeSink()
     let kind: SessionTask.Kind
 
-    init(kind: SessionTask.Kind = .data, bodyLimit: Int = 1 << 20) {
+    init(kind: SessionTask.Kind = .data, bodyLimit: Int = 1 << 20, retrier: Bool = false) {
         self.kind = kind
         machine = Machine(
             request: Request(url: Self.url), kind: kind, bodyLimit: bodyLimit,
-            downloadPath: kind == .download ? "/nonexistent/partial" : nil)
+            downloadPath: kind == .download ? "/nonexistent/partial" : nil, asksRetrier: retrier)
     }
 
     static func response(_ status: Int = 200, _ fields: [(String, String)] = []) -> Response {
@@ -47,14 +47,16 @@ struct MachineFixture {
     /// Every state the machine can be in, by name.
     enum Named: String, CaseIterable, CustomStringConvertible {
         case idle, preparing, launching, awaitingHead, deciding, decidingHeld, discarding, delivering, paused
-        case writingHeld, cancelingLaunching, canceling, finishing, completed
+        case writingHeld, cancelingLaunching, canceling, finishing, completed, retrying
         var description: String { rawValue }
         /// Download-only states.
         var needsDownload: Bool { self == .writingHeld || self == .finishing }
+        /// States of a task with a retrier.
+        var needsRetrier: Bool { self == .retrying }
     }
 
     static func reach(_ state: Named) -> MachineFixture {
-        var fixture = MachineFixture(kind: state.needsDownload ? .download : .data)
+        var fixture = MachineFixture(kind: state.needsDownload ? .download : .data, retrier: state.needsRetrier)
         fixture.drive(to: state)
         return fixture
     }
@@ -103,6 +105,9 @@ struct MachineFixture {
         case .completed:
             drive(to: .delivering)
             _ = machine.transportFinished(metrics: Self.metrics(), attempt: attempt)
+        case .retrying:
+            drive(to: .awaitingHead)
+            _ = machine.transportFailed(CourierError(.transport), metrics: Self.metrics(), attempt: attempt)
         }
     }
 
@@ -117,6 +122,7 @@ struct MachineFixture {
         switch machine.phase {
         case .idle: return "idle"
         case .preparing: return "preparing"
+        case .retrying: return "retrying"
         case .canceling(_, nil): return "cancelingLaunching"
         case .canceling: return "canceling"
         case .finishing: return "finishing"
@@ -141,6 +147,8 @@ struct MachineFixture {
             case .publishResumed: "publishResumed"
             case .publishSuspended: "publishSuspended"
             case .prepare: "prepare"
+            case .prepareAfter(let seconds): "prepareAfter(\(seconds))"
+            case .askRetrier(let context): "askRetrier(\(context.retryCount),\(context.error.code))"
             case .resumeReading(let transport): transport === self.transport ? "resumeReading" : "resumeReading(other)"
             case .cancelTransport(let transport): transport === self.transport ? "cancelTransport" : "cancelTransport(other)"
             case .reportDownload(let completed): "report(\(completed))"

@@ -11,6 +11,10 @@ enum TaskAction<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable> {
     /// (session checks, cache, conversion) and report `launch`, `answeredFromCache` or
     /// `preparationFailed`; after `launch`, hand it to the transport and report `launched`.
     case prepare
+    /// The same, after waiting `seconds` (a retry's delay); a cancel meanwhile ends the wait.
+    case prepareAfter(Double)
+    /// Put the failed attempt to the task's retrier, then report `retryDecided`.
+    indirect case askRetrier(RetryContext)
     /// Let the transport read the response body again.
     case resumeReading(Transport)
     /// Stop the transport request (it then reports its end or failure, or nothing if it ended).
@@ -40,6 +44,9 @@ enum TaskDecision<Sink: AnyObject & Sendable> {
     case deliver(TaskDelivery<Sink>)
     /// Drop this response's body and make `request` next.
     case follow(Request, FollowReason)
+    /// Drop this response's body and make the attempt again (the retrier decided so), after
+    /// `after` seconds.
+    case retry(after: Double)
     case cancel
     case fail(CourierError)
 }

@@ -27,6 +27,9 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
         case preparing
         /// A transport request is in flight.
         case running(Attempt)
+        /// An attempt failed and the task's retrier decides whether another is made
+        /// (``retryFailure`` is the failure that stands if not).
+        case retrying
         /// Cancelled while a transport request was in flight: waiting for it to confirm. `transport`
         /// is nil while `execute` has not returned the handle yet.
         case canceling(attempt: Int, transport: Transport?)
@@ -83,6 +86,18 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
     /// (an authentication retry), until it is launched. Kept here rather than in ``Phase`` so
     /// that phases and attempts stay small to copy.
     private(set) var pendingRequest: Request?
+    /// The task has a retrier: a failed attempt is put to it (``TaskAction/askRetrier(_:)``)
+    /// before the failure ends the task.
+    let asksRetrier: Bool
+    /// The running attempt's request as it was before the adapter ran: what a retry makes again
+    /// (and adapts again).
+    private(set) var retryRequest: Request?
+    /// Retries made so far.
+    private(set) var retryCount = 0
+    /// Seconds to wait before the next attempt (a retry with a delay, decided on a head).
+    private(set) var pendingDelay: Double = 0
+    /// The failure the retrier is deciding about.
+    private(set) var retryFailure: CourierError?
     private(set) var attemptCount = 0
     private(set) var response: Response?
     private(set) var error: CourierError?
@@ -108,8 +123,12 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
     /// Why a cancellation (or a sink failure) ends the task.
     private(set) var cancellation: CourierError?
 
-    init(request: Request, kind: SessionTask.Kind, bodyLimit: Int, downloadPath: String? = nil, resumeOffset: Int64 = 0) {
+    init(
+        request: Request, kind: SessionTask.Kind, bodyLimit: Int, downloadPath: String? = nil, resumeOffset: Int64 = 0,
+        asksRetrier: Bool = false
+    ) {
         self.originalRequest = request
+        self.asksRetrier = asksRetrier
         self.downloadPath = downloadPath
         self.currentRequest = request
         self.kind = kind
@@ -125,7 +144,7 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
         case .idle: .suspended
         case .canceling: .canceling
         case .completed: .completed
-        case .preparing, .running, .finishing: suspended ? .suspended : .running
+        case .preparing, .running, .retrying, .finishing: suspended ? .suspended : .running
         }
     }
 
@@ -167,7 +186,7 @@ extension TaskStateMachine {
             phase = .preparing
             startDate = Date()
             return Actions(.publishResumed, .prepare)
-        case .preparing, .finishing:
+        case .preparing, .retrying, .finishing:
             guard suspended else { return .none }
             suspended = false
             return Actions(.publishResumed)
@@ -196,7 +215,7 @@ extension TaskStateMachine {
     mutating func cancel(_ error: CourierError? = nil) -> Actions {
         let error = error ?? cancelledError
         switch phase {
-        case .idle, .preparing:
+        case .idle, .preparing, .retrying:
             cancellation = error
             return complete(.failure(error))
         case .running(let attempt):
@@ -245,6 +264,7 @@ extension TaskStateMachine {
         guard case .preparing = phase else { return nil }
         attemptCount += 1
         currentRequest = request
+        if asksRetrier { retryRequest = pendingRequest }
         pendingRequest = nil
         phase = .running(Attempt(number: attemptCount, transport: .launching, step: .awaitingHead))
         return attemptCount
@@ -282,6 +302,18 @@ extension TaskStateMachine {
             return cancel()
         case .fail(let error):
             return fail(error, attempt: attempt)
+        case .retry(let delay):
+            // The response is dropped and the attempt made again once its body is read. (Only a
+            // task with a retrier decides so; it kept the attempt's request before adaptation.)
+            retryCount += 1
+            pendingDelay = delay
+            attempt.step = .discarding
+            pendingRequest = retryRequest ?? currentRequest
+            if case .ended = attempt.transport { return prepareNext() }
+            var actions = Actions.none
+            if let transport = resumeIfAllowed(&attempt) { actions.append(.resumeReading(transport)) }
+            phase = .running(attempt)
+            return actions
         case .follow(let next, let reason):
             switch reason {
             case .authentication: authenticationFailures += 1
@@ -289,10 +321,7 @@ extension TaskStateMachine {
             }
             attempt.step = .discarding
             pendingRequest = next
-            if case .ended = attempt.transport {
-                phase = .preparing
-                return Actions(.prepare)
-            }
+            if case .ended = attempt.transport { return prepareNext() }
             var actions = Actions.none
             if let transport = resumeIfAllowed(&attempt) { actions.append(.resumeReading(transport)) }
             phase = .running(attempt)
@@ -471,8 +500,7 @@ extension TaskStateMachine {
         case .deciding, .delivering(writingHeld: true):
             return .none  // the decision (or the held part's write) ends it
         case .discarding:
-            phase = .preparing
-            return Actions(.prepare)
+            return prepareNext()
         case .delivering(writingHeld: false):
             return responseEnded()
         }
@@ -486,7 +514,43 @@ extension TaskStateMachine {
         }
         guard current(number) != nil else { return .none }
         transactions.append(metrics)
-        return complete(.failure(error))
+        // A download that has started its file is not made again: its resume data says how to
+        // continue.
+        guard asksRetrier, sink == nil else { return complete(.failure(error)) }
+        phase = .retrying
+        retryFailure = error
+        let context = RetryContext(
+            request: currentRequest, response: response, error: error, retryCount: retryCount, requestBytesSent: metrics.bytesSent > 0)
+        return Actions(.askRetrier(context))
+    }
+}
+
+// MARK: - Retries
+
+extension TaskStateMachine {
+    /// The retrier decided about the failed attempt (``TaskAction/askRetrier(_:)``): `delay`
+    /// seconds until the attempt is made again, or nil to let the failure stand (or `error`, the
+    /// retrier's own, take its place).
+    mutating func retryDecided(delay: Double?, error: CourierError? = nil) -> Actions {
+        guard case .retrying = phase, let failure = retryFailure else { return .none }
+        retryFailure = nil
+        guard let delay, let retryRequest else { return complete(.failure(error ?? failure)) }
+        retryCount += 1
+        pendingDelay = delay
+        // What the failed attempt delivered is not the task's.
+        response = nil
+        body = Data()
+        bodyBytes = 0
+        pendingRequest = retryRequest
+        return prepareNext()
+    }
+
+    /// The next attempt is to be prepared: now, or after a retry's delay.
+    private mutating func prepareNext() -> Actions {
+        phase = .preparing
+        guard pendingDelay > 0 else { return Actions(.prepare) }
+        defer { pendingDelay = 0 }
+        return Actions(.prepareAfter(pendingDelay))
     }
 }
 
@@ -555,7 +619,8 @@ extension TaskStateMachine {
         if case .completed = phase { return .none }
         phase = .completed
         let now = Date()
-        let metrics = TaskMetrics(transactionMetrics: transactions, taskStart: startDate ?? now, taskEnd: now, redirectCount: redirectCount)
+        let metrics = TaskMetrics(
+            transactionMetrics: transactions, taskStart: startDate ?? now, taskEnd: now, redirectCount: redirectCount, retryCount: retryCount)
         self.metrics = metrics
         var raw = TaskCompletion.Outcome(request: currentRequest, response: response, data: nil, fileURL: nil, error: nil, metrics: metrics)
         var abandonSink: Sink?
