@@ -42,3 +42,5 @@ public struct ConnectionLostRetryPolicy: RequestInterceptor {
         .remoteClosedBeforeResponse, .remoteClosedDuringBody, .connectionClosed, .ioError,
     ]
 }
+
+extension ConnectionLostRetryPolicy: AdaptsNothing {}

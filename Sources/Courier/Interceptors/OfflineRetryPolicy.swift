@@ -58,3 +58,5 @@ public struct OfflineRetryPolicy: RequestInterceptor {
         }
     }
 }
+
+extension OfflineRetryPolicy: AdaptsNothing {}

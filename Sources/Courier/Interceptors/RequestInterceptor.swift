@@ -49,7 +49,19 @@ public struct Interceptor: RequestInterceptor {
     }
 }
 
+/// An interceptor whose adapter returns the request unchanged (the retry policies): a task whose
+/// interceptors all are makes no adaptation step, so no Swift `Task` per attempt.
+protocol AdaptsNothing {}
+
 extension Interceptor {
+    /// Whether `interceptor` may change a request: false for ``AdaptsNothing`` types and for
+    /// composites of them (or of no adapters at all).
+    static func adapts(_ adapter: any RequestAdapter) -> Bool {
+        if adapter is any AdaptsNothing { return false }
+        if let composite = adapter as? Interceptor { return composite.adapters.contains { adapts($0) } }
+        return true
+    }
+
     /// A task's interceptor: the request's and the session's as one, the request's first (its
     /// adapter runs before the session's; its retrier is asked first). nil when neither is set.
     static func combining(_ request: (any RequestInterceptor)?, _ session: (any RequestInterceptor)?) -> (any RequestInterceptor)? {

@@ -92,3 +92,5 @@ public struct RetryPolicy: RequestInterceptor {
         retryableMethods.contains(failure.request.method) || !failure.requestBytesSent || retriesNonIdempotentRequestsAfterBytesSent
     }
 }
+
+extension RetryPolicy: AdaptsNothing {}

@@ -100,7 +100,7 @@ extension SessionTask {
             // A Digest nonce this session answered for the origin is reused (RFC 7616 §3.4).
             request = manager.digestNonces.authorizing(request)
         }
-        guard let interceptor else {
+        guard adapts, let interceptor else {
             launch(request, deadline: deadline, redirected: redirected)
             return
         }

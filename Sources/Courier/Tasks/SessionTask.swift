@@ -50,6 +50,8 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
     /// The request's and the session's interceptors as one, the request's first (nil: neither
     /// is set; the task then adapts nothing and retries nothing, at no cost).
     let interceptor: (any RequestInterceptor)?
+    /// The interceptor may change requests: each attempt then waits for its adapter.
+    let adapts: Bool
 
     init(
         manager: SessionManager, kind: Kind, request: Request, completion: TaskCompletion.Route, download: DownloadPlan? = nil,
@@ -64,6 +66,7 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         self.preflightError = preflightError
         let interceptor = Interceptor.combining(request.interceptor, manager.configuration.interceptor)
         self.interceptor = interceptor
+        self.adapts = interceptor.map { Interceptor.adapts($0) } ?? false
         var upload = ProgressSlot.empty
         upload.update { $0.totalUnitCount = request.body?.length ?? (request.body == nil ? 0 : -1) }
         self.core = Mutex(TaskCore(machine: TaskStateMachine(

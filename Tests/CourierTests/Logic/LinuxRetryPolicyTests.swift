@@ -78,4 +78,17 @@ import Testing
         waiting.cancel()
         #expect(!(await waiting.value).retries)
     }
+
+    /// The policies never change a request, so a task with only them makes no adaptation step;
+    /// anything else, or a composite holding anything else, adapts.
+    @Test func onlyInterceptorsThatMayChangeARequestMakeAnAdaptationStep() {
+        struct Custom: RequestInterceptor {}
+        #expect(!Interceptor.adapts(RetryPolicy()))
+        #expect(!Interceptor.adapts(ConnectionLostRetryPolicy()))
+        #expect(!Interceptor.adapts(Interceptor(interceptors: [RetryPolicy(), ConnectionLostRetryPolicy()])))
+        #expect(!Interceptor.adapts(Interceptor()))
+        #expect(Interceptor.adapts(Custom()))
+        #expect(Interceptor.adapts(Interceptor(interceptors: [RetryPolicy(), Custom()])))
+        #expect(Interceptor.adapts(Interceptor.combining(Custom(), RetryPolicy())!))
+    }
 }
