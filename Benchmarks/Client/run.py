@@ -74,19 +74,28 @@ WORKLOADS = {
                unit="req/s", title="small GETs, 256 concurrent", wrk=256),
 }
 
+# Session variants with a do-nothing extra (COURIER_SESSION_EXTRA), run side by side with
+# courier-session to measure what the extra costs per request.
+SESSION_EXTRAS = {"courier-session-interceptor": "interceptor", "courier-session-policy": "policy",
+                  "courier-session-monitor": "monitor"}
 SWIFT_DRIVERS = {"courier": "CourierBench", "courier-poll": "CourierBench", "courier-session": "CourierSessionBench",
+                 **{name: "CourierSessionBench" for name in SESSION_EXTRAS},
                  "courier-async": "CourierSessionBench", "ahc": "AHCBench",
                  "urlsession": "URLSessionBench"}
 CLIENT_NAMES = {"courier": "Courier", "courier-poll": "Courier, busy poll 200 µs",
                 "courier-session": "Courier SessionManager", "courier-async": "Courier async GET", "ahc": "AHC",
-                "urlsession": "URLSession", "curl": "curl", "wrk": "wrk"}
+                "urlsession": "URLSession", "curl": "curl", "wrk": "wrk",
+                "courier-session-interceptor": "Courier SessionManager + do-nothing interceptor",
+                "courier-session-policy": "Courier SessionManager + RetryPolicy",
+                "courier-session-monitor": "Courier SessionManager + do-nothing event monitor"}
 # courier-poll: the same driver with the event loop polling 200 µs before it sleeps
 # (HTTPClientConfiguration.busyPoll, off by default). Run for W1 only, where latency decides.
 # courier-session: data tasks through the AFNetworking layer (SessionManager) instead of the
 # transport's delegate API; small-request workloads only (data tasks keep bodies in memory).
 # courier-async: the same driver awaiting HTTPSessionManager's async GET in one Swift task per
 # connection (COURIER_SESSION_MODE=async); small-request workloads only.
-ALL_CLIENTS = ["courier", "courier-poll", "courier-session", "courier-async", "ahc", "urlsession", "curl", "wrk"]
+ALL_CLIENTS = ["courier", "courier-poll", "courier-session", "courier-async", "ahc", "urlsession", "curl", "wrk",
+               *SESSION_EXTRAS]
 SESSION_WORKLOADS = ("W1", "W2", "W6")
 BUSY_POLL_MICROSECONDS = "200"
 
@@ -353,7 +362,7 @@ class Runner:
     def applies(self, client, workload):
         if client == "courier-poll":
             return workload == "W1"
-        if client in ("courier-session", "courier-async"):
+        if client in ("courier-session", "courier-async") or client in SESSION_EXTRAS:
             return workload in SESSION_WORKLOADS
         return client != "wrk" or WORKLOADS[workload]["wrk"] is not None
 
@@ -381,6 +390,8 @@ class Runner:
                 return argv, "driver", dict(os.environ, COURIER_BUSY_POLL_US=BUSY_POLL_MICROSECONDS)
             if client == "courier-async":
                 return argv, "driver", dict(os.environ, COURIER_SESSION_MODE="async")
+            if client in SESSION_EXTRAS:
+                return argv, "driver", dict(os.environ, COURIER_SESSION_EXTRA=SESSION_EXTRAS[client])
             return argv, "driver", None
         if client == "curl":
             config = self.curl_config(url, self.requests_for(client, workload))

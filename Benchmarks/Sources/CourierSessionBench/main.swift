@@ -24,6 +24,16 @@ if let ca = options.caFile {
     configuration.client.tls.verification = .none
 }
 
+/// An interceptor that changes nothing: its adapter still runs before every attempt.
+struct DoNothingInterceptor: RequestInterceptor {}
+
+// COURIER_SESSION_EXTRA: what a do-nothing extra costs per request, side by side with none.
+switch getenv("COURIER_SESSION_EXTRA").map({ String(cString: $0) }) {
+case "interceptor": configuration.interceptor = DoNothingInterceptor()
+case "policy": configuration.interceptor = RetryPolicy()  // a retrier only: no adaptation step
+default: break
+}
+
 let manager: SessionManager
 do {
     manager = try SessionManager(configuration: configuration)
