@@ -57,7 +57,7 @@ test-only:
 # TSan does not understand the futex-based Mutex and would report every locked access.
 # -DCOURIER_SANITIZED (both sanitizers) leaves out the assertions on resident memory: shadow
 # memory and AddressSanitizer's quarantine of freed blocks grow on their own.
-TSAN_FILTER := TSanMutexTests|CourierPosixTests|RedirectHandlerTests|PoolLimitTests|KeepAliveTests|CancellationTests|StaleRetryTests|BackpressureTests|TimeoutTests|FailureModeTests|DataTaskTests|SuspendTests|ManyTasksTests|TaskControlTests|SessionHookTests|ResumeDownloadTests|ProgressReportingTests|HTTPAsyncTests|SessionEventTests|RedirectAndAuthHookTests|AsyncCompletionRouteTests|AsyncTaskCallsTests|BytesForRequestTests|EventSourceTests|AuthenticationInterceptorTests|DigestAuthTests|InterceptorTests
+TSAN_FILTER := TSanMutexTests|CourierPosixTests|RedirectHandlerTests|PoolLimitTests|KeepAliveTests|CancellationTests|StaleRetryTests|BackpressureTests|TimeoutTests|FailureModeTests|DataTaskTests|SuspendTests|ManyTasksTests|TaskControlTests|SessionHookTests|ResumeDownloadTests|ProgressReportingTests|HTTPAsyncTests|SessionEventTests|RedirectAndAuthHookTests|AsyncCompletionRouteTests|AsyncTaskCallsTests|BytesForRequestTests|EventSourceTests|AuthenticationInterceptorTests|DigestAuthTests|InterceptorTests|EventMonitorOrderTests|MonitorKindsTests|HARRecorderTests
 test-tsan: deps
 	$(SWIFT) test --disable-xctest --sanitize=thread -Xswiftc -DCOURIER_TSAN -Xswiftc -DCOURIER_SANITIZED --scratch-path .build-tsan --filter '$(TSAN_FILTER)'
 

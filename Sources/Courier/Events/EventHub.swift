@@ -8,7 +8,8 @@ public struct ObserverToken: Hashable, Sendable {
 }
 
 /// Fans lifecycle events out to observer closures and to any number of `AsyncStream`s.
-/// Events are published from the completion queue, so each subscriber sees them in order.
+/// Events are published from the completion queue, so each subscriber sees them in order: the
+/// session's ``EventHubMonitor`` (an ``EventMonitor`` on that queue) publishes them.
 final class EventHub: Sendable {
     private struct Subscribers {
         var nextID = 0

@@ -38,6 +38,11 @@ public struct SessionConfiguration: Sendable {
     /// ``Request/interceptor`` runs first. nil (the default): requests go as they are and a
     /// failure stands.
     public var interceptor: (any RequestInterceptor)? = nil
+    /// Monitors that see every lifecycle point of the session's tasks (``EventMonitor``), each on
+    /// its own queue, in order (Alamofire's `Session(eventMonitors:)`): a ``LoggingEventMonitor``,
+    /// a ``HARRecorder``, several as one ``CompositeEventMonitor``. Read when the session is made.
+    /// Empty (the default): the session pays nothing for monitors.
+    public var eventMonitors: [any EventMonitor] = []
 
     public init() {}
 

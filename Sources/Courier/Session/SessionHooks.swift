@@ -11,6 +11,12 @@ public enum ResponseDisposition: Sendable {
 /// A closure for every event AFNetworking's `AFURLSessionManager` exposes through its
 /// `set…Block:` setters. Each runs on the manager's `completionQueue`. While a hook that decides
 /// something (redirect, challenge, response disposition) runs, the task does not read its body.
+///
+/// The hooks that only observe (data received, body sent, download written, metrics,
+/// completion, invalidation) are delivered by the session's one event mechanism, as an
+/// ``EventMonitor`` on the completion queue that calls the hook set when the event arrives;
+/// the hooks that decide are asked where the task waits for them, and monitors are told of
+/// those points too.
 public struct SessionHooks: Sendable {
     /// A redirect is about to be followed (`setTaskWillPerformHTTPRedirectionBlock:`): return the
     /// request to make (possibly modified), or nil to stop and complete with the 3xx response.

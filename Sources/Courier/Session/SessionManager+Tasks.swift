@@ -173,9 +173,10 @@ extension SessionManager {
 
     // MARK: Building blocks
 
-    /// Progress reporters, delivering to the handlers and the hooks, for the directions someone
-    /// may listen to: a request body (its handler, or the body hook, which may be set at any
-    /// time), a download handler, a download task (its hook likewise). Without a reporter (a
+    /// Progress reporters, delivering to the handlers and the monitors (the hooks among them),
+    /// for the directions someone may listen to: a request body (its handler, or the body hook,
+    /// which may be set at any time, or a monitor), a download handler, a download task (its hook
+    /// or a monitor likewise). Without a reporter (a
     /// data task without a download handler, the common case) the task only counts, and makes
     /// no ``TaskProgress`` until asked (``ProgressSlot``).
     func attachReporters(_ task: SessionTask, upload: ProgressHandler?, download: ProgressHandler?) {
@@ -187,23 +188,33 @@ extension SessionManager {
         if hasBody {
             task.uploadReporter = ProgressReporter(
                 progress: task.uploadProgress, queue: completionQueue, interval: interval,
-                isObserved: { [weak self] in uploadHandled || self?.hook(\.taskDidSendBodyData) != nil }
+                isObserved: { [weak self] in uploadHandled || self?.wantsProgress(\.taskDidSendBodyData) == true }
             ) { [weak self, weak task] snapshot, delta in
                 upload?(snapshot)
-                guard let self, let task, delta > 0, let hook = self.hook(\.taskDidSendBodyData) else { return }
-                hook(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
+                guard let self, let task, delta > 0 else { return }
+                report(.sentBody, onCompletionQueue: true) {
+                    .sentBody(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
+                }
             }
         }
         let isDownload = task.kind == .download
         guard isDownload || downloadHandled else { return }
         task.downloadReporter = ProgressReporter(
             progress: task.downloadProgress, queue: completionQueue, interval: interval,
-            isObserved: { [weak self] in downloadHandled || isDownload && self?.hook(\.downloadTaskDidWriteData) != nil }
+            isObserved: { [weak self] in downloadHandled || isDownload && self?.wantsProgress(\.downloadTaskDidWriteData) == true }
         ) { [weak self, weak task] snapshot, delta in
             download?(snapshot)
-            guard isDownload, let self, let task, delta > 0, let hook = self.hook(\.downloadTaskDidWriteData) else { return }
-            hook(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
+            guard isDownload, let self, let task, delta > 0 else { return }
+            report(.wroteData, onCompletionQueue: true) {
+                .wroteData(task, delta, snapshot.completedUnitCount, snapshot.totalUnitCount)
+            }
         }
+    }
+
+    /// Whether a progress event (body sent, download written) has anyone to go to: its hook, or
+    /// the caller's monitors.
+    private func wantsProgress(_ hook: KeyPath<SessionHooks, (@Sendable (SessionTask, Int64, Int64, Int64) -> Void)?> & Sendable) -> Bool {
+        hasEventMonitors || self.hook(hook) != nil
     }
 }
 

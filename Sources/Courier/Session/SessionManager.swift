@@ -38,6 +38,8 @@ public final class SessionManager: Sendable {
     let trustEvaluator: SharedServerTrustEvaluator
     let serializationQueue = DispatchQueue(label: "courier.serialization", attributes: .concurrent)
     let eventHub = EventHub()
+    /// The hooks, the event observers and the configuration's monitors (``report(_:onCompletionQueue:hooked:_:)``).
+    let monitors: SessionMonitors
     /// Digest nonces answered, their counts and credentials (RFC 7616 §3.4).
     let digestNonces = DigestNonces()
     private let conversion: RequestConversion
@@ -114,6 +116,11 @@ public final class SessionManager: Sendable {
         self.ownsClient = ownsClient
         self.conversion = RequestConversion(
             additionalHeaders: configuration.httpAdditionalHeaders)
+        let hooksMonitor = SessionHooksMonitor(queue: self.completionQueue)
+        self.monitors = SessionMonitors(
+            hooks: hooksMonitor, hub: EventHubMonitor(hub: eventHub, queue: self.completionQueue), user: configuration.eventMonitors,
+            completionQueue: self.completionQueue)
+        hooksMonitor.owner.manager = self
     }
 
     deinit {
@@ -161,11 +168,6 @@ public final class SessionManager: Sendable {
 
     public func removeObserver(_ token: ObserverToken) { eventHub.removeObserver(token) }
 
-    func publishLater(_ event: SessionEvent) {
-        guard eventHub.hasSubscribers else { return }
-        completionQueue.async { [eventHub] in eventHub.publish(event) }
-    }
-
     // MARK: Registry
 
     /// Every task created and not yet completed (`tasks`).
@@ -187,6 +189,7 @@ public final class SessionManager: Sendable {
     /// Lists a new task, unless the session is invalidated (such a task fails when resumed and
     /// must not hold up the invalidation).
     func register(_ task: SessionTask) {
+        report(.created) { .created(task) }
         state.withLock { state in
             guard !state.invalidated else { return }
             state.tasks[task.taskIdentifier] = WeakTask(task: task)
@@ -201,12 +204,12 @@ public final class SessionManager: Sendable {
     /// The task ended and leaves the registry. Returns whether its completion may be handed to
     /// an awaiting Swift task directly (`canHandOff`: the task has such a route and no last
     /// progress update is queued ahead of it): when nothing
-    /// needs the completion queue — no completion or metrics hook, no event subscriber, no
-    /// completion group, no response cache that may store it. Otherwise its completion is counted
+    /// needs the completion queue — no completion or metrics hook, no event subscriber, no event
+    /// monitor, no completion group, no response cache that may store it. Otherwise its completion is counted
     /// as on its way through the queues (``deliverOnCompletionQueue(of:outcome:finished:)``), which
     /// invalidation waits for. One lock for all of it.
     func taskEnded(_ task: SessionTask, canHandOff: Bool) -> Bool {
-        let queueNeeded = !canHandOff || completionGroup != nil || eventHub.hasSubscribers
+        let queueNeeded = !canHandOff || completionGroup != nil || eventHub.hasSubscribers || hasEventMonitors
             || (task.kind == .data && configuration.responseCache != nil)
         let handOff = state.withLock { state in
             state.tasks.removeValue(forKey: task.taskIdentifier)
@@ -261,23 +264,27 @@ public final class SessionManager: Sendable {
     }
 
     /// The through-the-queues route's last leg (``TaskCompletion``): runs `task`'s response-cache
-    /// store, hooks, callback, resume-data handlers and `taskCompleted` event on the completion
-    /// queue, once its route `finished` the outcome.
+    /// store, the metrics and completion events (the metrics and completion hooks among them, on
+    /// this queue), the caller's callback and resume-data handlers on the completion queue, once
+    /// its route `finished` the outcome.
     func deliverOnCompletionQueue(of task: SessionTask, outcome: TaskCompletion.Outcome, finished: TaskCompletion.Finished) {
         completionQueue.async(group: completionGroup) { [self] in
             // The three hooks a completion runs, read together (not a copy of every hook).
             let (willCache, didFinishMetrics, didComplete) = state.withLock { state in
-                (state.hooks.dataTaskWillCacheResponse, state.hooks.taskDidFinishCollectingMetrics, state.hooks.taskDidComplete)
+                (state.hooks.dataTaskWillCacheResponse, state.hooks.taskDidFinishCollectingMetrics != nil, state.hooks.taskDidComplete != nil)
             }
             if outcome.error == nil, task.kind == .data, let cache = configuration.responseCache, let response = outcome.response,
                let data = outcome.data, outcome.metrics.transactionMetrics.isEmpty == false,
                CacheRules.isStorable(response, for: outcome.request) {
                 let proposal = CachedResponse(response: response, data: data)
+                report(.willCache, onCompletionQueue: true, hooked: false) { .willCache(task, proposal) }
                 let accepted = willCache.map { $0(task, proposal) } ?? proposal
                 if let accepted { cache.storeCachedResponse(accepted, for: outcome.request) }
             }
-            didFinishMetrics?(task, outcome.metrics)
-            didComplete?(task, finished.error)
+            report(.metrics, onCompletionQueue: true, hooked: didFinishMetrics) { .metrics(task, outcome.metrics) }
+            report(.completed, onCompletionQueue: true, hooked: didComplete) {
+                .completed(TaskCompletion(task: task, outcome: outcome, finished: finished))
+            }
             finished.deliver()
             let handlers = task.core.withLock { core -> [@Sendable (Data?) -> Void] in
                 core.completionDelivered = true
@@ -285,7 +292,6 @@ public final class SessionManager: Sendable {
                 return core.resumeDataHandlers
             }
             for handler in handlers { handler(outcome.resumeData) }
-            eventHub.publish(.taskCompleted(TaskCompletion(task: task, outcome: outcome, finished: finished)))
             finishInvalidationIfDone(completionDelivered: true)
         }
     }
@@ -328,8 +334,7 @@ public final class SessionManager: Sendable {
         DispatchQueue.global().async { [self] in
             client?.shutdown()
             completionQueue.async { [self] in
-                hooks.sessionDidBecomeInvalid?(nil)
-                eventHub.publish(.sessionInvalidated(nil), last: true)
+                report(.invalidated, onCompletionQueue: true) { .invalidated(nil) }
             }
         }
     }

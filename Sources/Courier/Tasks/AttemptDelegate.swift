@@ -18,7 +18,7 @@ final class AttemptDelegate: HTTPClientResponseDelegate {
     }
 
     func didRedirect(_ execution: HTTPRequestExecution, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics) {
-        task.redirected(to: next, metrics: metrics, attempt: attempt, transport: execution)
+        task.redirected(from: response, to: next, metrics: metrics, attempt: attempt, transport: execution)
     }
 
     func didReceiveHead(_ execution: HTTPRequestExecution, _ head: HTTPClientResponseHead) {

@@ -58,6 +58,7 @@ extension SessionTask {
                 return
             }
             let temporary = URL(fileURLWithPath: sink.path)
+            manager.report(.downloaded) { .downloaded(self, temporary) }
             let move: @Sendable (URL?) -> Void = { [self] chosen in
                 manager.serializationQueue.async { [self] in
                     let moved = moveDownload(from: temporary, chosen: chosen)

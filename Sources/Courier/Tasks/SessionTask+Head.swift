@@ -41,6 +41,7 @@ extension SessionTask {
         if response.statusCode == 401 || response.statusCode == 407,
            case let (failures, staleRetries) = core.withLock({ ($0.machine.authenticationFailures, $0.machine.staleNonceRetries) }),
            let challenge = AuthenticationChallenge.parse(response, previousFailureCount: failures) {
+            manager.report(.challenged) { .challenged(self, challenge) }
             if let decision = digestFollowUp(challenge, request: request, staleRetries: staleRetries) {
                 return .now(decision)
             }

@@ -21,9 +21,9 @@ extension SessionTask {
     private func run(_ action: Action) {
         switch action {
         case .publishResumed:
-            manager.publishLater(.taskResumed(self))
+            manager.report(.resumed) { .resumed(self) }
         case .publishSuspended:
-            manager.publishLater(.taskSuspended(self))
+            manager.report(.suspended) { .suspended(self) }
         case .prepare:
             prepare()
         case .prepareAfter(let seconds):
@@ -52,10 +52,9 @@ extension SessionTask {
                 }
             }
         case .forwardData(let part):
-            // Read once per part, and only this hook (not a copy of all of them).
-            guard kind != .download, let hook = manager.hook(\.dataTaskDidReceiveData) else { return }
-            let copy = part.withUnsafeReadableBytes { Data($0) }
-            manager.completionQueue.async { [self] in hook(self, copy) }
+            // Copied only when a monitor wants it (the hook, read once per part, or the caller's).
+            guard kind != .download else { return }
+            manager.report(.data) { .data(self, part.withUnsafeReadableBytes { Data($0) }) }
         case .write(let part, let sink, let attempt, let held):
             let busy = sink.write(part)
             run(core.withLock { $0.machine.partWritten(busy: busy, held: held, attempt: attempt) })
@@ -108,9 +107,12 @@ extension SessionTask {
         intercept { [self, request] in
             do {
                 let adapted = try await interceptor.adapt(request, context: context)
+                manager.report(.adapted) { .adapted(self, request, adapted) }
                 launch(adapted, deadline: deadline, redirected: redirected)
             } catch {
-                run(core.withLock { $0.machine.preparationFailed(.adaptation(error, by: interceptor, url: request.url)) })
+                let failure = CourierError.adaptation(error, by: interceptor, url: request.url)
+                manager.report(.adaptationFailed) { .adaptationFailed(self, request, failure) }
+                run(core.withLock { $0.machine.preparationFailed(failure) })
             }
         }
     }
@@ -128,6 +130,7 @@ extension SessionTask {
             return
         }
         guard let attempt = core.withLock({ $0.machine.launch(request) }) else { return }
+        manager.report(.attemptStarted) { .attemptStarted(self, attempt, request) }
         let transport = manager.client.execute(converted, delegate: AttemptDelegate(task: self, attempt: attempt))
         // The transport may already have called back (and adopted the handle), or the task may
         // have moved past this attempt: then the machine says to cancel it.
@@ -147,9 +150,20 @@ extension SessionTask {
 
     /// The transport followed a redirect (the redirect hook, if any, agreed): the request made
     /// now is `next`, as the session sees requests.
-    func redirected(to next: HTTPClientRequest, metrics: HTTPClientMetrics, attempt: Int, transport: HTTPRequestExecution) {
-        let request = Request(following: next, from: core.withLock { $0.machine.currentRequest })
-        core.withLock { $0.machine.redirected(to: request, metrics: metrics, attempt: attempt, transport: transport) }
+    func redirected(
+        from head: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics, attempt: Int, transport: HTTPRequestExecution
+    ) {
+        let previous = core.withLock { $0.machine.currentRequest }
+        let request = Request(following: next, from: previous)
+        let followed = core.withLock { core in
+            guard core.machine.isCurrent(attempt) else { return false }
+            core.machine.redirected(to: request, metrics: metrics, attempt: attempt, transport: transport)
+            return true
+        }
+        guard followed else { return }
+        manager.report(.redirected) {
+            .redirected(self, Response(location: previous.location, statusCode: head.status, headers: head.headers), request)
+        }
     }
 
     func receivedHead(_ head: HTTPClientResponseHead, attempt: Int, transport: HTTPRequestExecution) {
@@ -158,6 +172,7 @@ extension SessionTask {
         }) else { return }
         let response = Response(
             location: request.location, statusCode: head.status, headers: head.headers, undecodedContentCodings: head.undecodedContentCodings)
+        manager.report(.response) { .response(self, response) }
         resolve(resolution(for: response, request: request), response: response, request: request, attempt: attempt)
     }
 

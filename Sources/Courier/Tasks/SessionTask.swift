@@ -123,7 +123,14 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
 
     /// Cancels the task in whatever phase it is; it completes with ``CourierError/Code/cancelled``.
     public func cancel() {
-        run(core.withLock { $0.machine.cancel() })
+        let (actions, took) = core.withLock { core in
+            let before = core.machine.state
+            let actions = core.machine.cancel()
+            // In effect when it moved a task that had not ended towards its end.
+            return (actions, before != .canceling && before != .completed && core.machine.state != before)
+        }
+        if took { manager.report(.cancelled) { .cancelled(self) } }
+        run(actions)
         if interceptor != nil { endInterception() }
     }
 

@@ -14,6 +14,10 @@ public struct TaskMetrics: Sendable {
     /// Attempts made again because the task's retrier decided so (``RequestRetrier``); each
     /// attempt has its transactions.
     public var retryCount: Int = 0
+    /// Requests the task handed to the transport itself: its first, each retry and each answer
+    /// to a challenge (the redirects the transport follows within one are in
+    /// ``redirectCount``). 0 when the task ended before its first attempt.
+    public var attemptCount: Int = 0
 
     /// The task's duration in seconds.
     public var duration: Double { taskEnd.timeIntervalSince(taskStart) }

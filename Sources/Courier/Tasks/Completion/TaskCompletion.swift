@@ -7,15 +7,16 @@ import FoundationEssentials
 /// serialized — on whatever thread ended it, often an event loop; its ``Route``, chosen when the
 /// task was made, takes that outcome to whoever waits for it one of two ways:
 /// - **Handed off** to an awaiting Swift task (the `async` calls), when nothing needs the
-///   completion queue — no completion or metrics hook, no event subscriber, no completion group,
+///   completion queue — no completion or metrics hook, no event subscriber or monitor, no completion group,
 ///   no response cache, no last progress update queued for a handler (which must arrive first).
 ///   The Swift task serializes the outcome itself (``Arrival``). One thread
 ///   hop from the loop to the caller.
 /// - **Through the queues** (completion closures, or `async` calls when observers need the
 ///   result): the route's `finish` serializes on the processing (serialization) queue — a slow
 ///   serializer must not hold up every other completion, AFNetworking's reason for that queue —
-///   and makes a ``Finished``: what observers see plus the caller's callback. The hooks, that
-///   callback, resume-data handlers and this report then run on the completion queue.
+///   and makes a ``Finished``: what observers see plus the caller's callback. The metrics and
+///   completion events — to the hooks, to observers (this report) and to event monitors — then
+///   that callback and resume-data handlers run on the completion queue.
 ///   (Running cheap serializers on the completion queue, one hop fewer, was measured and
 ///   dropped: with the client on one core it batched completions worse — 1.55 context switches
 ///   per request instead of 1.0 — and was no faster; Benchmarks/RESULTS.md.)

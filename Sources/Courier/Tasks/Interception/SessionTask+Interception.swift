@@ -36,6 +36,7 @@ extension SessionTask {
         intercept { [self] in
             let decision = await interceptor.retry(context)
             let (delay, error) = retryDelay(for: decision)
+            manager.report(.retryDecided) { .retryDecided(self, delay, context.error) }
             run(core.withLock { $0.machine.retryDecided(delay: delay, error: error) })
         }
     }
@@ -47,7 +48,9 @@ extension SessionTask {
         guard let interceptor else { return }
         intercept { [self] in
             let decision = await interceptor.retry(context)
-            switch retryDelay(for: decision) {
+            let (delay, error) = retryDelay(for: decision)
+            manager.report(.retryDecided) { .retryDecided(self, delay, context.error) }
+            switch (delay, error) {
             case (let delay?, _):
                 decide(.retry(after: delay), response: response, request: request, attempt: attempt)
             case (nil, let error?):

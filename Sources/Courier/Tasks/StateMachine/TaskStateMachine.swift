@@ -620,7 +620,8 @@ extension TaskStateMachine {
         phase = .completed
         let now = Date()
         let metrics = TaskMetrics(
-            transactionMetrics: transactions, taskStart: startDate ?? now, taskEnd: now, redirectCount: redirectCount, retryCount: retryCount)
+            transactionMetrics: transactions, taskStart: startDate ?? now, taskEnd: now, redirectCount: redirectCount, retryCount: retryCount,
+            attemptCount: attemptCount)
         self.metrics = metrics
         var raw = TaskCompletion.Outcome(request: currentRequest, response: response, data: nil, fileURL: nil, error: nil, metrics: metrics)
         var abandonSink: Sink?
