@@ -26,11 +26,14 @@ if let ca = options.caFile {
 
 /// An interceptor that changes nothing: its adapter still runs before every attempt.
 struct DoNothingInterceptor: RequestInterceptor {}
+/// A monitor that implements nothing: every event still reaches it.
+struct DoNothingMonitor: EventMonitor {}
 
 // COURIER_SESSION_EXTRA: what a do-nothing extra costs per request, side by side with none.
 switch getenv("COURIER_SESSION_EXTRA").map({ String(cString: $0) }) {
 case "interceptor": configuration.interceptor = DoNothingInterceptor()
 case "policy": configuration.interceptor = RetryPolicy()  // a retrier only: no adaptation step
+case "monitor": configuration.eventMonitors = [DoNothingMonitor()]
 default: break
 }
 

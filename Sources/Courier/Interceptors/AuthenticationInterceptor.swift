@@ -155,7 +155,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
             // The result is published (or a failed refresh cleared) before any waiter sees it,
             // so a waiter that resumes finds the new credential and no refresh in flight. The
             // task cannot publish before it is stored: publishing takes this lock.
-            let refresh = Task { [weak self] in
+            let refresh = Task(executorPreference: InterceptionExecutor.shared) { [weak self] in
                 let result: Result<A.Credential, any Error>
                 do { result = .success(try await authenticator.refresh(old)) } catch { result = .failure(error) }
                 self?.state.withLock { state in

@@ -124,8 +124,14 @@ import Testing
         let none = Interceptor(retriers: [Tag(name: "x", answer: .doNotRetry)])
         #expect(!(await none.retry(Self.failure(status: 503))).retries)
         let failing = Interceptor(adapters: [Tag(name: "a", answer: .retry), Refusing(), Tag(name: "c", answer: .retry)])
-        await #expect(throws: Refusing.Refusal.self) {
+        // The first adapter that throws ends it, and the error names that adapter (not the
+        // composite), with the adapter's own error underneath.
+        await #expect {
             try await failing.adapt(Request(url: Self.url), context: AdaptationContext(taskIdentifier: 1, retryCount: 0))
+        } throws: { error in
+            guard let error = error as? CourierError else { return false }
+            return error.code == .requestAdaptationFailed && error.underlying is Refusing.Refusal
+                && error.detail?.contains("Refusing") == true
         }
     }
 }

@@ -35,12 +35,16 @@ import Testing
         }
     }
 
-    /// The retry policy is also an adapter (one that changes nothing): each attempt is adapted.
+    /// An adapter of the caller's (one that changes nothing) beside the retry policy: each
+    /// attempt is adapted, then retried once.
     @Test func aRetriedRequestReportsTheDecisionAndASecondAttempt() throws {
+        struct Unchanged: RequestAdapter {
+            func adapt(_ request: Request, context: AdaptationContext) async throws -> Request { request }
+        }
         let monitor = RecordingMonitor()
         try withSession(configure: { configuration in
             configuration.eventMonitors = [monitor]
-            configuration.interceptor = RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0)
+            configuration.interceptor = Interceptor(adapters: [Unchanged()], retriers: [RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0)])
         }) { manager, server in
             let calls = Counter()
             server.route("/flaky") { _, connection in

@@ -5,13 +5,18 @@ extension SessionTask {
     /// Runs `work` — adapting a request, asking the retrier, waiting out a retry's delay — as the
     /// task's interception, which a cancel of the task ends (``endInterception()``). A task that
     /// already ended has it cancelled at once; what it reports then is ignored by the machine.
+    ///
+    /// The work starts on the calling thread and runs there until it first suspends (an adapter
+    /// or retrier that decides at once costs no thread hop: measured, a hop per request cost a
+    /// do-nothing interceptor 8 µs on W2); after a suspension it continues on
+    /// ``InterceptionExecutor``. So interceptors must not block: they may run on an event loop.
     func intercept(_ work: @escaping @Sendable () async -> Void) {
         // Numbered so that a later interception's handle is never replaced by an earlier one's.
         let number = core.withLock { core in
             core.interceptionNumber += 1
             return core.interceptionNumber
         }
-        let running = Task { await work() }
+        let running = Task.immediateDetached(executorPreference: InterceptionExecutor.shared) { await work() }
         let ended = core.withLock { core -> Bool in
             if core.machine.state == .completed { return true }
             if core.interceptionNumber == number { core.interception = running }
