@@ -40,6 +40,9 @@ public final class SessionManager: Sendable {
     let eventHub = EventHub()
     /// The hooks, the event observers and the configuration's monitors (``report(_:onCompletionQueue:hooked:_:)``).
     let monitors: SessionMonitors
+    /// Whether the configuration's interceptor may change requests (``Interceptor/adapts(_:)``),
+    /// worked out once: tasks without an interceptor of their own take it as it is.
+    let interceptorAdapts: Bool
     /// Digest nonces answered, their counts and credentials (RFC 7616 §3.4).
     let digestNonces = DigestNonces()
     private let conversion: RequestConversion
@@ -108,6 +111,7 @@ public final class SessionManager: Sendable {
         completionQueue: DispatchQueue?, completionGroup: DispatchGroup?
     ) {
         self.configuration = configuration
+        self.interceptorAdapts = configuration.interceptor.map { Interceptor.adapts($0) } ?? false
         self.completionQueue = completionQueue ?? DispatchQueue(label: "courier.session.completion")
         self.completionGroup = completionGroup
         self.securityPolicies = policies

@@ -64,9 +64,15 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         self.completionSlot = Mutex(completion)
         self.download = download
         self.preflightError = preflightError
-        let interceptor = Interceptor.combining(request.interceptor, manager.configuration.interceptor)
+        let interceptor: (any RequestInterceptor)?
+        if let own = request.interceptor {
+            interceptor = Interceptor.combining(own, manager.configuration.interceptor)
+            self.adapts = manager.interceptorAdapts || Interceptor.adapts(own)
+        } else {
+            interceptor = manager.configuration.interceptor
+            self.adapts = manager.interceptorAdapts
+        }
         self.interceptor = interceptor
-        self.adapts = interceptor.map { Interceptor.adapts($0) } ?? false
         var upload = ProgressSlot.empty
         upload.update { $0.totalUnitCount = request.body?.length ?? (request.body == nil ? 0 : -1) }
         self.core = Mutex(TaskCore(machine: TaskStateMachine(
