@@ -20,7 +20,8 @@ final class MonitorChannel: Sendable {
 
     init(_ monitor: any EventMonitor, completionQueue: DispatchQueue) {
         self.monitor = monitor
-        let queue = monitor.queue
+        let named = monitor.queue
+        let queue = named === EventMonitorQueue.shared ? completionQueue : named
         self.queue = queue
         self.isOnCompletionQueue = queue === completionQueue
     }
