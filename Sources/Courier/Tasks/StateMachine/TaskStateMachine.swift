@@ -38,38 +38,6 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
         case completed
     }
 
-    /// One HTTP request of the task.
-    struct Attempt {
-        var number: Int
-        var transport: TransportState
-        var step: Step
-        /// We answered a body part with `.pause` and owe the transport `resumeReading()`.
-        var transportPaused = false
-    }
-
-    enum TransportState {
-        /// `execute` has not returned the handle yet.
-        case launching
-        case running(Transport)
-        /// The transport reported the end of the response (its metrics are recorded).
-        case ended
-
-        var handle: Transport? { if case .running(let transport) = self { transport } else { nil } }
-    }
-
-    /// What the attempt does with its response.
-    enum Step {
-        case awaitingHead
-        /// A hook decides about the head. What body arrives meanwhile is held (reading pauses at
-        /// the first part); `ended`: the transport finished the response meanwhile.
-        case deciding(held: ByteBuffer?)
-        /// Read and drop this response's body, then make ``pendingRequest``.
-        case discarding
-        /// The response is the task's. `writingHeld`: a part held while deciding is being
-        /// handed to the download sink; the end waits for it.
-        case delivering(writingHeld: Bool)
-    }
-
     private(set) var phase: Phase = .idle
     /// The caller suspended the task: reading pauses at the next body part.
     private(set) var suspended = true
@@ -134,41 +102,6 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
         self.kind = kind
         self.bodyLimit = bodyLimit
         self.resumeOffset = resumeOffset
-    }
-
-    // MARK: Derived
-
-    /// The public state (`NSURLSessionTaskState`).
-    var state: SessionTask.State {
-        switch phase {
-        case .idle: .suspended
-        case .canceling: .canceling
-        case .completed: .completed
-        case .preparing, .running, .retrying, .finishing: suspended ? .suspended : .running
-        }
-    }
-
-    var hasStarted: Bool { if case .idle = phase { false } else { true } }
-
-    /// The request the session is to prepare (``TaskAction/prepare``), while it does.
-    var preparingRequest: Request? { if case .preparing = phase { pendingRequest } else { nil } }
-
-    /// Whether the transport may deliver body now.
-    private func mayRead(_ attempt: Attempt) -> Bool {
-        if suspended || sinkBusy { return false }
-        if case .deciding = attempt.step { return false }
-        if case .delivering(writingHeld: true) = attempt.step { return false }
-        return true
-    }
-
-    /// The running attempt numbered `number`, if the task is still on it.
-    private func current(_ number: Int) -> Attempt? {
-        if case .running(let attempt) = phase, attempt.number == number { return attempt }
-        return nil
-    }
-
-    private var cancelledError: CourierError {
-        CourierError(.cancelled, failingURL: originalRequest.url)
     }
 }
 
@@ -647,25 +580,4 @@ extension TaskStateMachine {
         return Actions(.complete(TaskCompletion.Ending(outcome: raw, abandonSink: abandonSink, keepFile: keepFile,
                                                       finalSize: succeeded ? resumeOffset + bodyBytes : nil)))
     }
-
-    /// Resume data when a download failed after part of a body that has a validator (a strong
-    /// ETag or Last-Modified, RFC 9110 §13.1.5) and no content coding; nil when it cannot be
-    /// continued (or when the file itself failed).
-    private func makeResumeData(after failure: CourierError) -> Data? {
-        let fileProblem = failure.code == .fileWriteFailed || failure.code == .fileMoveFailed
-        let received = resumeOffset + bodyBytes
-        guard !fileProblem, let validator, let downloadPath, currentRequest.method == .GET, let response,
-              response.statusCode == 200 || response.statusCode == 206, received > 0 else { return nil }
-        let resume = ResumeData(
-            url: currentRequest.location.string, method: currentRequest.method.rawValue,
-            headers: currentRequest.headers.map { [$0.name, $0.value] }, timeoutInterval: currentRequest.timeoutInterval,
-            temporaryFilePath: downloadPath, bytesReceived: received, validator: validator)
-        return resume.encoded()
-    }
-}
-
-/// What a body part did: the transport's demand, and what to perform.
-struct BodyPartOutcome<Transport: AnyObject & Sendable, Sink: AnyObject & Sendable> {
-    var demand: HTTPClientBodyDemand
-    var actions: TaskActions<Transport, Sink>
 }
