@@ -1,3 +1,4 @@
+import CourierCore
 import Dispatch
 import Synchronization
 
