@@ -71,6 +71,8 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         var refresh: Task<A.Credential, any Error>?
         /// When refreshes started, within the window.
         var refreshStarts: [Deadline] = []
+        /// Retries that joined a refresh in flight (for tests that must know every waiter joined).
+        var joins = 0
     }
 
     // `@unchecked Sendable`: the only mutable state is `state`, a Mutex.
@@ -88,6 +90,9 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
 
     /// How many refreshes ran (within the window or not): for tests and monitoring.
     public var refreshCount: Int { refreshTotal.load(ordering: .relaxed) }
+
+    /// How many retries joined a refresh that another had started.
+    var joinCount: Int { state.withLock { $0.joins } }
     private let refreshTotal = Atomic<Int>(0)
 
     public func adapt(_ request: Request, context: AdaptationContext) async throws -> Request {
@@ -103,7 +108,10 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     public func retry(_ failure: RetryContext) async -> RetryDecision {
         guard authenticator.isAuthenticationFailure(failure) else { return .doNotRetry }
         do {
-            let (credential, inFlight) = state.withLock { ($0.credential, $0.refresh) }
+            let (credential, inFlight) = state.withLock { state in
+                if state.refresh != nil { state.joins += 1 }
+                return (state.credential, state.refresh)
+            }
             // A refresh is running: its result decides for this request too.
             if let inFlight {
                 _ = try await Self.joined(inFlight)
@@ -142,7 +150,10 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     /// `old` is still current), else joined.
     private func refreshed(replacing old: A.Credential) async throws -> A.Credential {
         let step: RefreshStep = state.withLock { state in
-            if let refresh = state.refresh { return .join(refresh) }
+            if let refresh = state.refresh {
+                state.joins += 1
+                return .join(refresh)
+            }
             if let current = state.credential, !authenticator.isSameCredential(current, old) { return .done(current) }
             let now = Deadline.now()
             let window = UInt64(max(0, min(refreshWindow.interval, 1e9)) * 1e9)

@@ -123,15 +123,24 @@ import Testing
     @Test func aRefreshThatFailsFailsEveryWaiterWithATypedError() async throws {
         let gate = Gate()
         let interceptor = AuthenticationInterceptor(
-            authenticator: Bearer(gate: gate, failuresSeen: Counter(), openAfterFailures: 5, fails: true), credential: Token(value: 1))
+            authenticator: Bearer(gate: gate, failuresSeen: Counter(), openAfterFailures: -1, fails: true), credential: Token(value: 1))
         var sent: [Request] = []
         for id in 0..<5 {
             sent.append(try await interceptor.adapt(Request(url: Self.url), context: AdaptationContext(taskIdentifier: id, retryCount: 0)))
         }
         let decisions = await withTaskGroup(of: RetryDecision.self) { group in
             for request in sent { group.addTask { await interceptor.retry(Self.unauthorized(request)) } }
-            return await group.reduce(into: []) { $0.append($1) }
+            // The refresh fails only once the four others have joined it: a 401 that arrives
+            // after a failed refresh may start another (the window bounds those).
+            group.addTask {
+                let deadline = ContinuousClock.now + .seconds(20)
+                while interceptor.joinCount < 4, ContinuousClock.now < deadline { await Task.yield() }
+                gate.open()
+                return .doNotRetry
+            }
+            return await group.reduce(into: []) { $0.append($1) }.filter { if case .doNotRetry = $0 { false } else { true } }
         }
+        #expect(interceptor.joinCount == 4)
         #expect(decisions.count == 5)
         for decision in decisions {
             guard case .doNotRetryWithError(let error) = decision else { Issue.record("\(decision)"); continue }
