@@ -34,15 +34,9 @@ public final class HttpbinServer {
             Self.remove(directory)
             throw error
         }
-        while true {
-            if let fd = try? Socket.connect(host: "127.0.0.1", port: port) {
-                close(fd)
-                return
-            }
-            if ContinuousClock.now >= deadline || process.outputEnded(within: .milliseconds(50)) {
-                stop()
-                throw ChildProcessError("gunicorn (httpbin) did not start listening on port \(port): \(process.outputText)")
-            }
+        guard process.waitUntilListening(port: port, deadline: deadline, poll: .milliseconds(50)) else {
+            stop()
+            throw ChildProcessError("gunicorn (httpbin) did not start listening on port \(port): \(process.outputText)")
         }
     }
 

@@ -51,16 +51,10 @@ public final class NginxServer {
             Self.remove(directory)
             throw error
         }
-        while true {
-            if let fd = try? Socket.connect(host: "127.0.0.1", port: port) {
-                close(fd)
-                return
-            }
-            if ContinuousClock.now >= deadline || process.outputEnded(within: .milliseconds(20)) {
-                let log = TestFiles.text(at: directory + "/error.log") ?? ""
-                stop()
-                throw ChildProcessError("nginx did not start listening on port \(port): \(process.outputText) \(log)")
-            }
+        guard process.waitUntilListening(port: port, deadline: deadline, poll: .milliseconds(20)) else {
+            let log = TestFiles.text(at: directory + "/error.log") ?? ""
+            stop()
+            throw ChildProcessError("nginx did not start listening on port \(port): \(process.outputText) \(log)")
         }
     }
 
