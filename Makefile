@@ -58,8 +58,13 @@ test-only:
 # -DCOURIER_SANITIZED (both sanitizers) leaves out the assertions on resident memory: shadow
 # memory and AddressSanitizer's quarantine of freed blocks grow on their own.
 TSAN_FILTER := TSanMutexTests|CourierPosixTests|RedirectHandlerTests|PoolLimitTests|KeepAliveTests|CancellationTests|StaleRetryTests|BackpressureTests|TimeoutTests|FailureModeTests|DataTaskTests|SuspendTests|ManyTasksTests|TaskControlTests|SessionHookTests|ResumeDownloadTests|ProgressReportingTests|HTTPAsyncTests|SessionEventTests|RedirectAndAuthHookTests|AsyncCompletionRouteTests|AsyncTaskCallsTests|BytesForRequestTests|EventSourceTests|AuthenticationInterceptorTests|DigestAuthTests|InterceptorTests|EventMonitorOrderTests|MonitorKindsTests|HARRecorderTests
+# Reports go to files that are printed, whole, after a failing run: a CI log that keeps only its
+# end still shows both stacks of a race.
+TSAN_REPORTS := $(CURDIR)/.build-tsan/tsan-report
 test-tsan: deps
-	$(SWIFT) test --disable-xctest --sanitize=thread -Xswiftc -DCOURIER_TSAN -Xswiftc -DCOURIER_SANITIZED --scratch-path .build-tsan --filter '$(TSAN_FILTER)'
+	rm -f $(TSAN_REPORTS).*
+	TSAN_OPTIONS=log_path=$(TSAN_REPORTS) $(SWIFT) test --disable-xctest --sanitize=thread -Xswiftc -DCOURIER_TSAN -Xswiftc -DCOURIER_SANITIZED --scratch-path .build-tsan --filter '$(TSAN_FILTER)' \
+		|| { cat $(TSAN_REPORTS).* 2>/dev/null; exit 1; }
 
 # Every test under AddressSanitizer (and LeakSanitizer, which it runs at exit), in its own build
 # directory, split like test-only (socket tests count descriptors process-wide).

@@ -14,4 +14,14 @@ struct TSanMutexTests {
         #expect(ObjectIdentifier(Mutex<Int>.self) == ObjectIdentifier(PthreadMutex<Int>.self))
         #endif
     }
+
+    /// The continuation hand-off annotations (`TSanHandoff`) find TSan's entry points in a TSan
+    /// build and are inert in any other.
+    @Test func continuationHandoffsAreAnnotatedOnlyUnderTSan() {
+        #if COURIER_TSAN
+        #expect(TSanHandoff.isAnnotating)
+        #else
+        #expect(!TSanHandoff.isAnnotating)
+        #endif
+    }
 }

@@ -17,6 +17,7 @@ extension HTTPClient {
         } onCancel: {
             stream.cancel(ClientError(.cancelled, detail: "the Swift task was cancelled"))
         }
+        TSanHandoff.acquire(stream)  // the head was written by the loop that resumed us
         return HTTPClientResponse(head: try head.get(), stream: stream)
     }
 }

@@ -101,6 +101,7 @@ extension HTTPClientResponse {
                 } onCancel: {
                     stream.cancel(Self.cancelled)
                 }
+                TSanHandoff.acquire(stream)  // the part was written by the loop that resumed us
                 return try result.get()
             }
 

@@ -104,13 +104,17 @@ final class ResponseStream: HTTPClientResponseDelegate, Sendable {
             }
             if cancelNow { execution.cancel() }
         case .succeedHead(let waiter, let head):
+            TSanHandoff.release(self)
             waiter.resume(returning: .success(head))
         case .failHead(let waiter, let error):
+            TSanHandoff.release(self)
             waiter.resume(returning: .failure(error))
         case .resumeBody(let waiter, let result):
+            TSanHandoff.release(self)
             waiter.resume(returning: result)
         case .resumeBodyAndReading(let waiter, let part):
             locked.withLock { $0.execution }?.resumeReading()
+            TSanHandoff.release(self)
             waiter.resume(returning: .success(part))
         case .resumeReading:
             locked.withLock { $0.execution }?.resumeReading()
@@ -120,6 +124,7 @@ final class ResponseStream: HTTPClientResponseDelegate, Sendable {
                 return locked.execution
             }
             execution?.cancel()
+            TSanHandoff.release(self)
             headWaiter?.resume(returning: .failure(error))
             bodyWaiter?.resume(returning: .failure(error))
         }

@@ -1,3 +1,5 @@
+import CourierCore
+
 extension SessionManager {
     /// Runs the task `make` builds for an `async` caller and returns its response: the outcome is
     /// handed off to this Swift task when nothing needs the completion queue (one thread hop from
@@ -22,14 +24,19 @@ extension SessionManager {
     /// call; cancelling the Swift task cancels the task, whenever it happens.
     func awaitCompletion<Value: Sendable>(_ make: (_ deliver: @escaping @Sendable (Value) -> Void) -> SessionTask) async -> Value {
         let link = TaskCompletion.CancellationLink()
-        return await withTaskCancellationHandler {
+        let value = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let task = make { continuation.resume(returning: $0) }
+                let task = make { value in
+                    TSanHandoff.release(link)
+                    continuation.resume(returning: value)
+                }
                 link.set(task)
                 task.resume()
             }
         } onCancel: {
             link.cancel()
         }
+        TSanHandoff.acquire(link)  // the value was made on the thread that resumed us
+        return value
     }
 }
