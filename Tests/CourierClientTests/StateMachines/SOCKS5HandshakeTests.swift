@@ -1,3 +1,4 @@
+import CourierTLS
 import CourierTestSupport
 import Testing
 @testable import CourierClient
@@ -249,5 +250,34 @@ struct SOCKS5HandshakeTests {
         #expect(SOCKSError.authenticationFailed(status: 1).description.contains("rejected the credentials"))
         // A domain is printed escaped.
         #expect(SOCKS5Address.domain([0x0A, 0x61]).description == "\\na")
+    }
+}
+
+/// Connections through different proxies, proxy kinds or proxy users are never shared: the
+/// proxy, whole, is part of the pool key.
+@Suite("SOCKS5 pool keys")
+struct SOCKSPoolKeyTests {
+    @Test func everyProxyPropertySeparatesKeys() throws {
+        let origin = try HTTPURL("https://example.com/").origin
+        func key(_ proxy: ProxyServer?) -> PoolKey { PoolKey(origin: origin, tls: TLSConfiguration(), proxy: proxy) }
+        let alice = ProxyCredentials(username: "alice", password: "a")
+        let proxies: [ProxyServer?] = [
+            nil,
+            try ProxyServer(host: "127.0.0.1", port: 1080),
+            try ProxyServer(host: "127.0.0.1", port: 1080, scheme: .socks5),
+            try ProxyServer(host: "127.0.0.1", port: 1080, scheme: .socks5h),
+            try ProxyServer(host: "127.0.0.1", port: 1081, scheme: .socks5h),
+            try ProxyServer(host: "127.0.0.2", port: 1080, scheme: .socks5h),
+            try ProxyServer(host: "127.0.0.1", port: 1080, credentials: alice, scheme: .socks5h),
+            try ProxyServer(host: "127.0.0.1", port: 1080, credentials: ProxyCredentials(username: "alice", password: "b"), scheme: .socks5h),
+            try ProxyServer(host: "127.0.0.1", port: 1080, credentials: ProxyCredentials(username: "bob", password: "a"), scheme: .socks5h),
+        ]
+        let keys = proxies.map(key)
+        #expect(Set(keys).count == keys.count)
+        // The same settings made twice share.
+        #expect(key(try ProxyServer(parsing: "socks5h://alice:a@127.0.0.1:1080")) == keys[6])
+        // The description names the kind and never the credentials.
+        #expect(keys[6].description.hasSuffix(" via socks5h://127.0.0.1:1080"))
+        #expect(!keys[6].description.contains("alice"))
     }
 }
