@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip FuzzResponseSerializers FuzzURL FuzzConnection FuzzEventStream
+FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip FuzzResponseSerializers FuzzURL FuzzConnection FuzzEventStream FuzzSOCKSReply
 
 .PHONY: all build demo test deps linkage test-only test-tsan test-asan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
 
@@ -27,6 +27,19 @@ deps:
 	  echo "installing from PyPI: httpbin gunicorn"; \
 	  python3 -m pip install -q httpbin gunicorn 2>/dev/null \
 	    || $$SUDO python3 -m pip install -q --break-system-packages httpbin gunicorn; \
+	fi
+	@# dante-server: danted, the real SOCKS5 proxy of the SOCKS tests. Its username method checks
+	@# system users, so as root (CI) a system user with a known password, no home and no login
+	@# shell is made for those tests (DanteServer.testUser); elsewhere they are skipped.
+	@if ! dpkg -s dante-server >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
+	  echo "installing: dante-server"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq dante-server; \
+	fi
+	@if [ "$$(id -u)" = 0 ] && ! id courier-socks >/dev/null 2>&1; then \
+	  echo "creating the system user courier-socks (SOCKS5 username tests against danted)"; \
+	  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin courier-socks \
+	    && echo 'courier-socks:courier-socks-test' | chpasswd; \
 	fi
 
 build: deps
@@ -58,6 +71,8 @@ test-only:
 # -DCOURIER_SANITIZED (both sanitizers) leaves out the assertions on resident memory: shadow
 # memory and AddressSanitizer's quarantine of freed blocks grow on their own.
 TSAN_FILTER := TSanMutexTests|CourierPosixTests|RedirectHandlerTests|PoolLimitTests|KeepAliveTests|CancellationTests|StaleRetryTests|BackpressureTests|TimeoutTests|FailureModeTests|DataTaskTests|SuspendTests|ManyTasksTests|TaskControlTests|SessionHookTests|ResumeDownloadTests|ProgressReportingTests|HTTPAsyncTests|SessionEventTests|RedirectAndAuthHookTests|AsyncCompletionRouteTests|AsyncTaskCallsTests|BytesForRequestTests|EventSourceTests|AuthenticationInterceptorTests|DigestAuthTests|InterceptorTests|EventMonitorOrderTests|MonitorKindsTests|HARRecorderTests
+# The SOCKS5 tunnel's setup path (the socks5 lookup's hop back to the loop, the handshake timer).
+TSAN_FILTER := $(TSAN_FILTER)|SOCKSIntegrationTests
 # Reports go to files that are printed, whole, after a failing run: a CI log that keeps only its
 # end still shows both stacks of a race.
 TSAN_REPORTS := $(CURDIR)/.build-tsan/tsan-report

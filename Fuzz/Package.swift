@@ -71,6 +71,12 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "CourierClient", package: rootIdentity)] + courier,
             swiftSettings: swiftSettings
         ),
+        // The client layer: the SOCKS5 handshake against hostile proxy replies.
+        .executableTarget(
+            name: "FuzzSOCKSReply",
+            dependencies: ["FuzzSupport", .product(name: "CourierClient", package: rootIdentity)] + courier,
+            swiftSettings: swiftSettings
+        ),
         // The Courier layer: Server-Sent Events (the text/event-stream parser), fed whole and cut.
         .executableTarget(
             name: "FuzzEventStream",

@@ -604,5 +604,42 @@ reset("FuzzEventStream")
 for i, (name, (config, stream)) in enumerate(sorted(sse_streams.items())):
     write("FuzzEventStream", name, bytes([config, i % 4]) + sse_cuts() + stream)
 
-for t in ("FuzzResponseParser", "FuzzChunkedDecoder", "FuzzContentDecoder", "FuzzRequestRoundTrip", "FuzzURL", "FuzzConnection", "FuzzEventStream"):
+# ---------------------------------------------------------------------------------------------
+# FuzzSOCKSReply (the SOCKS5 client handshake): 1 configuration byte (bit 0 credentials, bits
+# 1-2 destination, bit 3 the proxy closes at the end), 1 mode byte, 3 cuts, the proxy's bytes.
+# Its own generator, like the later seeds.
+socks = random.Random(20261128)
+
+
+def socks_cuts():
+    return struct.pack("<HHH", *(socks.randrange(0, 0x10000) for _ in range(3)))
+
+
+V4_REPLY = bytes([5, 0, 0, 1, 10, 0, 0, 7, 0x1F, 0x90])
+socks_replies = {
+    "no-auth-v4": (0, b"\x05\x00" + V4_REPLY),
+    "no-auth-v6-bound": (2, b"\x05\x00" + bytes([5, 0, 0, 4]) + bytes(15) + b"\x01\x04\x38"),
+    "no-auth-name-bound": (4, b"\x05\x00" + bytes([5, 0, 0, 3, 5]) + b"proxy\x04\x38"),
+    "auth-ok": (1, b"\x05\x02\x01\x00" + V4_REPLY),
+    "auth-offered-not-wanted": (1, b"\x05\x00" + V4_REPLY),
+    "auth-rejected": (1, b"\x05\x02\x01\x01"),
+    "auth-bad-version": (1, b"\x05\x02\x05\x00"),
+    "leftover-http": (5, b"\x05\x02\x01\x00" + V4_REPLY + b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"),
+    "no-acceptable": (0, b"\x05\xff"),
+    "gssapi": (0, b"\x05\x01"),
+    "unoffered-userpass": (0, b"\x05\x02"),
+    "socks4": (0, b"\x00\x5a\x00\x00\x00\x00\x00\x00"),
+    "http-proxy": (0, b"HTTP/1.1 400 Bad Request\r\n\r\n"),
+    "refused": (0, b"\x05\x00\x05\x05\x00\x01" + bytes(6)),
+    "unassigned": (0, b"\x05\x00\x05\x09\x00\x01" + bytes(6)),
+    "bad-atyp": (0, b"\x05\x00\x05\x00\x00\x02" + bytes(6)),
+    "closed-mid-reply": (8, b"\x05\x00\x05\x00\x00\x03\x10abc"),
+    "closed-at-once": (9, b""),
+    "longest-name": (0, b"\x05\x00" + bytes([5, 0, 0, 3, 255]) + b"a" * 255 + b"\x00\x09"),
+}
+reset("FuzzSOCKSReply")
+for i, (name, (config, stream)) in enumerate(sorted(socks_replies.items())):
+    write("FuzzSOCKSReply", name, bytes([config, i % 4]) + socks_cuts() + stream)
+
+for t in ("FuzzResponseParser", "FuzzChunkedDecoder", "FuzzContentDecoder", "FuzzRequestRoundTrip", "FuzzURL", "FuzzConnection", "FuzzEventStream", "FuzzSOCKSReply"):
     print(t, len(os.listdir(os.path.join(HERE, "Corpus", t))), "seeds")

@@ -163,7 +163,8 @@ extension HTTP1Connection {
 
     func inbound(eof: Bool) {
         switch phase {
-        case .proxyHandshake: continueProxyTunnel(eof: eof)
+        case .proxyHandshake:
+            if key.proxy?.scheme.isSOCKS == true { continueSOCKS(eof: eof) } else { continueProxyTunnel(eof: eof) }
         case .ready:
             if eof {
                 let action = machine.readEOF(&readBuffer)
@@ -302,6 +303,9 @@ extension HTTP1Connection {
         phase = .closed
         if let setupTimer { loop.cancelTimer(setupTimer) }
         setupTimer = nil
+        socksLookup?.cancel()
+        socksLookup = nil
+        socks = nil
         cancelIdleTimer()
         cancelRequestTimers()
         if let idleReadTimer { loop.cancelTimer(idleReadTimer) }

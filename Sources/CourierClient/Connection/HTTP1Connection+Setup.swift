@@ -18,7 +18,8 @@ extension HTTP1Connection {
         let now = Deadline.now()
         establishment.resolveStart = now
         establishment.connectStart = now
-        let deadline = timeouts.connect.map { now + $0 } ?? .distantFuture
+        connectDeadline = timeouts.connect.map { now + $0 }
+        let deadline = connectDeadline ?? .distantFuture
         let completion: (Result<ConnectedSocket, ConnectError>) -> Void = { [self] result in
             connector = nil
             switch result {
@@ -59,7 +60,9 @@ extension HTTP1Connection {
             return
         }
         let handshakeDeadline = timeouts.tlsHandshake.map { Deadline.after($0) }
-        if key.proxy != nil && key.origin.scheme == .https {
+        if let proxy = key.proxy, proxy.scheme.isSOCKS {
+            startSOCKS(proxy)
+        } else if key.proxy != nil && key.origin.scheme == .https {
             armSetupTimer(handshakeDeadline, code: .tlsHandshakeTimeout, detail: "proxy CONNECT")
             startProxyTunnel()
         } else if key.origin.scheme == .https {
@@ -70,11 +73,11 @@ extension HTTP1Connection {
         }
     }
 
-    func armSetupTimer(_ deadline: Deadline?, code: ClientError.Code, detail: String) {
+    func armSetupTimer(_ deadline: Deadline?, code: ClientError.Code, phase: ClientError.Phase? = nil, detail: String) {
         guard let deadline, setupTimer == nil else { return }
         setupTimer = loop.scheduleTimer(at: deadline) { [weak self] in
             self?.setupTimer = nil
-            self?.setupFailed(ClientError(code, detail: detail))
+            self?.setupFailed(ClientError(code, phase: phase, detail: detail))
         }
     }
 

@@ -50,6 +50,11 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     var outboundBytes = 0
     var machine: HTTP1ConnectionStateMachine
     var proxyParser: HTTPResponseParser?
+    /// The SOCKS5 handshake while it runs, and the `socks5` lookup of the origin before it.
+    var socks: SOCKS5Handshake?
+    var socksLookup: ResolveHandle?
+    /// When connecting must be done (TCP, and a SOCKS5 handshake): nil without a connect timeout.
+    var connectDeadline: Deadline?
     var establishment = ConnectionEstablishment()
     var setupTimer: TimerID?
 

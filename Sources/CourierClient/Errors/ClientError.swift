@@ -72,6 +72,10 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         public static let unexpectedResponse = Code("unexpectedResponse", .receive)
         /// A socket error while sending or receiving.
         public static let ioError = Code("ioError", .receive)
+        /// A SOCKS5 proxy refused or broke its handshake (RFC 1928, RFC 1929): no acceptable
+        /// method, rejected credentials, a failure reply, a malformed reply, a close. The cause
+        /// is a ``SOCKSError``.
+        public static let proxyHandshakeFailed = Code("proxyHandshakeFailed", .proxy)
     }
 
     /// What went wrong.

@@ -190,6 +190,14 @@ public final class HTTPRequestExecution: @unchecked Sendable {
             end(failure: ClientError(.invalidRequest, phase: .proxy, cause: error, detail: error.description))
             return
         }
+        if let proxy, proxy.scheme.isSOCKS {
+            do {
+                try Self.checkSOCKS(proxy, host: request.url.host)
+            } catch {
+                end(failure: ClientError(.invalidRequest, phase: .proxy, cause: error, detail: error.description))
+                return
+            }
+        }
         // The request's own TLS settings and trust evaluator (if any) are part of the key:
         // connections made with different trust settings are never shared.
         let https = request.url.scheme == .https
@@ -203,6 +211,14 @@ public final class HTTPRequestExecution: @unchecked Sendable {
         guard proceed else { end(failure: ClientError(.cancelled)); return }
         armPoolTimer(key)
         client.pool.acquire(self, key: key, timeouts: timeouts)
+    }
+
+    /// Refuses, before any connection is made, what no SOCKS5 handshake can carry: a `socks5h`
+    /// destination name over 255 bytes, credentials over RFC 1929's limits (they may have been
+    /// changed after the ``ProxyServer`` was made).
+    private static func checkSOCKS(_ proxy: ProxyServer, host: String) throws(SOCKSError) {
+        _ = try proxy.socksDestination(host: host)
+        if let credentials = proxy.credentials { try SOCKS5Handshake.validate(credentials) }
     }
 
     /// A time limit on waiting for a connection: the pool wait timeout or the total deadline.
@@ -283,7 +299,8 @@ public final class HTTPRequestExecution: @unchecked Sendable {
         decoder = nil
         hold.reset()
         attemptLoop = connection.loop
-        let head = makeHead(proxied: connection.key.proxy != nil && request.url.scheme == .http)
+        // Through a SOCKS5 tunnel requests are in origin form, as to the origin itself.
+        let head = makeHead(proxied: connection.key.proxy?.scheme == .http && request.url.scheme == .http)
         sentHead = head
         return Attempt(head: head,
                        host: request.url.hostHeader, body: request.body,

@@ -3,7 +3,9 @@ import CourierTLS
 /// What makes two requests able to share a connection: scheme, host, port, the TLS
 /// configuration, the trust evaluator and the proxy (RFC 9112 §9.3 leaves reuse to the client;
 /// these are the properties that change what is on the other end of the socket or how it is
-/// secured).
+/// secured). The proxy compares whole: its kind (HTTP, `socks5`, `socks5h`), address and
+/// credentials, so tunnels through different proxies or as different proxy users are never
+/// shared.
 struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     let origin: HTTPOrigin
     let tls: TLSConfiguration?
@@ -20,6 +22,6 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     var description: String {
-        "\(origin)" + (proxy.map { " via \($0.host):\($0.port)" } ?? "")
+        "\(origin)" + (proxy.map { " via \($0.scheme.rawValue)://\($0.authority)" } ?? "")
     }
 }

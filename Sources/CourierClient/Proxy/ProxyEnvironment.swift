@@ -14,7 +14,10 @@ import Glibc
 ///   ``NoProxyList``). It is consulted before the proxy value is parsed, so a bad proxy value
 ///   does not fail requests that would not use it.
 /// - The value is parsed by ``ProxyServer/init(parsing:)``: scheme-less `host:port` is http,
-///   the default port is 1080, and `https://` or SOCKS proxies are refused.
+///   the default port is 1080, and `https://` proxies are refused. A `socks5://` or
+///   `socks5h://` value selects a SOCKS5 proxy (RFC 1928) in any of these variables, as in curl:
+///   `all_proxy=socks5h://127.0.0.1:1080` sends every request through it; `no_proxy` applies
+///   to it as to an HTTP proxy.
 public enum ProxyEnvironment {
     /// Every variable these rules read.
     public static let variableNames = [

@@ -153,7 +153,10 @@ import Testing
         // HTTP_PROXY (uppercase) is ignored on purpose (httpoxy).
         #expect(try ProxyConfiguration.environment.proxy(for: HTTPURL("http://example.com/"), environment: ["HTTP_PROXY": "127.0.0.1:1"]) == nil)
         #expect(throws: ProxyError.self) {
-            try ProxyConfiguration.environment.proxy(for: HTTPURL("http://example.com/"), environment: ["http_proxy": "socks5://127.0.0.1:1"])
+            try ProxyConfiguration.environment.proxy(for: HTTPURL("http://example.com/"), environment: ["http_proxy": "socks4://127.0.0.1:1"])
         }
+        // A socks5:// value in http_proxy selects a SOCKS5 proxy, as in curl.
+        let socks = try ProxyConfiguration.environment.proxy(for: HTTPURL("http://example.com/"), environment: ["http_proxy": "socks5://127.0.0.1:1"])
+        #expect(socks?.scheme == .socks5)
     }
 }

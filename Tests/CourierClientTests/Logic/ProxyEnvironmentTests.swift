@@ -152,8 +152,15 @@ struct ProxyEnvironmentTests {
         #expect(throws: ProxyError(reason: .unsupportedScheme, variable: "https_proxy", value: "https://p:443")) {
             try ProxyConfiguration.environment.proxy(for: h, environment: ["https_proxy": "https://p:443"])
         }
-        #expect(throws: ProxyError(reason: .unsupportedScheme, variable: "ALL_PROXY", value: "socks5://p:1080")) {
-            try ProxyConfiguration.environment.proxy(for: h, environment: ["ALL_PROXY": "socks5://p:1080"])
+        // SOCKS5 is supported (see the SOCKS tests below); SOCKS4 and the rest are not.
+        #expect(throws: ProxyError(reason: .unsupportedScheme, variable: "ALL_PROXY", value: "socks4://p:1080")) {
+            try ProxyConfiguration.environment.proxy(for: h, environment: ["ALL_PROXY": "socks4://p:1080"])
+        }
+        #expect(throws: ProxyError(reason: .unsupportedScheme, variable: "ALL_PROXY", value: "socks://p:1080")) {
+            try ProxyConfiguration.environment.proxy(for: h, environment: ["ALL_PROXY": "socks://p:1080"])
+        }
+        #expect(throws: ProxyError(reason: .unsupportedScheme, variable: "ALL_PROXY", value: "socks5hh://p:1080")) {
+            try ProxyConfiguration.environment.proxy(for: h, environment: ["ALL_PROXY": "socks5hh://p:1080"])
         }
         #expect(
             throws: ProxyError(
