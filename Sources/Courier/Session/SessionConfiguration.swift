@@ -43,6 +43,16 @@ public struct SessionConfiguration: Sendable {
     /// a ``HARRecorder``, several as one ``CompositeEventMonitor``. Read when the session is made.
     /// Empty (the default): the session pays nothing for monitors.
     public var eventMonitors: [any EventMonitor] = []
+    /// Where the session keeps cookies (RFC 6265bis): it stores every response's `Set-Cookie`,
+    /// redirects included, and adds a `Cookie` field to every request. A fresh ``CookieJar`` for
+    /// each configuration made, so one jar per session unless a configuration value (or a jar)
+    /// is given to several sessions, which then share it. nil: no cookies are stored or sent.
+    public var httpCookieStorage: (any CookieStorage)? = CookieJar()
+    /// Whether requests get the stored cookies (URLSession's `httpShouldSetCookies`); responses'
+    /// cookies are stored either way while ``httpCookieStorage`` is set. A `Cookie` field the
+    /// caller sets is always sent: the stored cookies whose names it does not name follow its
+    /// pairs in the same field.
+    public var httpShouldSetCookies = true
 
     public init() {}
 

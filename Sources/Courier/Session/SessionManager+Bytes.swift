@@ -20,17 +20,25 @@ extension SessionManager {
         }
         var converted = try convert(request, deadline: deadline(for: request, startingAt: .now()))
         converted.redirects = request.redirects
+        let cookies = CookieChain(caller: converted.headers.values(for: "Cookie"))
+        attachCookies(to: &converted, caller: cookies.caller)
         // Where the redirects led, for the response's URL.
         let lastRedirect = LastRedirect()
-        converted.redirectHandler = .synchronous { _, redirect in
+        converted.redirectHandler = .synchronous { [self] _, redirect in
             lastRedirect.set(redirect.proposed.url)
-            return .follow
+            // Each hop's cookies stored, and the next request's rebuilt for its URL.
+            guard configuration.httpCookieStorage != nil else { return .follow }
+            storeCookies(from: redirect.response.headers, for: redirect.request.url)
+            var next = cookies.baseRequest(for: redirect.proposed)
+            attachCookies(to: &next, caller: cookies.caller)
+            return .modify(next)
         }
         let response: HTTPClientResponse
         do { response = try await client.execute(converted) } catch {
             throw CourierError.session(from: error, url: (lastRedirect.location ?? request.location).foundation)
         }
         let location = lastRedirect.location ?? request.location
+        storeCookies(from: response.headers, for: location.httpURL)
         let head = Response(location: location, statusCode: response.status, headers: response.headers,
                             undecodedContentCodings: response.head.undecodedContentCodings)
         return (ResponseBytes(body: response.body, location: location), head)

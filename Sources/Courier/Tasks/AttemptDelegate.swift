@@ -7,10 +7,13 @@ import CourierCore
 final class AttemptDelegate: HTTPClientResponseDelegate {
     let task: SessionTask
     let attempt: Int
+    /// The caller's Cookie values along the attempt's redirect chain.
+    let cookies: CookieChain?
 
-    init(task: SessionTask, attempt: Int) {
+    init(task: SessionTask, attempt: Int, cookies: CookieChain? = nil) {
         self.task = task
         self.attempt = attempt
+        self.cookies = cookies
     }
 
     func didSendRequestBody(_ execution: HTTPRequestExecution, total: Int64) {
@@ -18,7 +21,7 @@ final class AttemptDelegate: HTTPClientResponseDelegate {
     }
 
     func didRedirect(_ execution: HTTPRequestExecution, response: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics) {
-        task.redirected(from: response, to: next, metrics: metrics, attempt: attempt, transport: execution)
+        task.redirected(from: response, to: next, metrics: metrics, attempt: attempt, transport: execution, callerCookies: cookies?.caller)
     }
 
     func didReceiveHead(_ execution: HTTPRequestExecution, _ head: HTTPClientResponseHead) {

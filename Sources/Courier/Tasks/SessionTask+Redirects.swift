@@ -10,14 +10,33 @@ import FoundationEssentials
 /// task's response, body included).
 extension SessionTask {
     /// The transport's redirect handler for this task's requests.
-    func redirectHandler() -> HTTPClientRedirectHandler {
+    ///
+    /// Cookies: with a cookie storage, the 3xx response's `Set-Cookie` fields are stored here, on
+    /// the loop, and the next request's `Cookie` field is rebuilt for its own URL from `cookies`
+    /// (the caller's values) and the jar; the hook sees the request without the jar's cookies.
+    func redirectHandler(cookies: CookieChain) -> HTTPClientRedirectHandler {
         HTTPClientRedirectHandler { [weak self] _, redirect, reply in
-            guard let self, let hook = manager.hook(\.taskWillPerformHTTPRedirection) else {
+            guard let self else {
                 reply.answer(.follow)
                 return
             }
+            let usesCookies = manager.configuration.httpCookieStorage != nil
+            var base = redirect.proposed
+            if usesCookies {
+                manager.storeCookies(from: redirect.response.headers, for: redirect.request.url)
+                base = cookies.baseRequest(for: redirect.proposed)
+            }
+            guard let hook = manager.hook(\.taskWillPerformHTTPRedirection) else {
+                guard usesCookies else {
+                    reply.answer(.follow)
+                    return
+                }
+                manager.attachCookies(to: &base, caller: cookies.caller)
+                reply.answer(.modify(base))
+                return
+            }
             let current = core.withLock { $0.machine.currentRequest }
-            let proposed = Request(following: redirect.proposed, from: current)
+            let proposed = Request(following: base, from: current)
             let response = Response(location: current.location, statusCode: redirect.response.status, headers: redirect.response.headers)
             manager.completionQueue.async { [self] in
                 guard let chosen = hook(self, response, proposed) else {
@@ -28,6 +47,10 @@ extension SessionTask {
                 do throws(CourierError) {
                     var converted = try manager.convert(chosen, sameOriginAs: originalRequest.httpURL?.origin, deadline: deadline, phase: .redirect)
                     converted.redirectHandler = nil
+                    if usesCookies {
+                        cookies.caller = converted.headers.values(for: "Cookie")
+                        manager.attachCookies(to: &converted, caller: cookies.caller)
+                    }
                     reply.answer(.modify(converted))
                 } catch {
                     // The rewritten request cannot be made: the task fails with why.

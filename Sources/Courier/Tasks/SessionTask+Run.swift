@@ -120,9 +120,12 @@ extension SessionTask {
     /// Converts the request for the transport and hands it over as the task's next attempt.
     private func launch(_ request: Request, deadline: Deadline?, redirected: Bool) {
         var converted: HTTPClientRequest
+        let cookies: CookieChain
         do {
             converted = try manager.convert(request, sameOriginAs: originalRequest.httpURL?.origin, deadline: deadline, phase: redirected ? .redirect : .connect)
-            converted.redirectHandler = redirectHandler()
+            cookies = CookieChain(caller: converted.headers.values(for: "Cookie"))
+            manager.attachCookies(to: &converted, caller: cookies.caller)
+            converted.redirectHandler = redirectHandler(cookies: cookies)
             // The task's first request says which redirects it follows (nil: the client's).
             converted.redirects = originalRequest.redirects
         } catch {
@@ -131,7 +134,7 @@ extension SessionTask {
         }
         guard let attempt = core.withLock({ $0.machine.launch(request) }) else { return }
         manager.report(.attemptStarted) { .attemptStarted(self, attempt, request) }
-        let transport = manager.client.execute(converted, delegate: AttemptDelegate(task: self, attempt: attempt))
+        let transport = manager.client.execute(converted, delegate: AttemptDelegate(task: self, attempt: attempt, cookies: cookies))
         // The transport may already have called back (and adopted the handle), or the task may
         // have moved past this attempt: then the machine says to cancel it.
         run(core.withLock { $0.machine.launched(transport, attempt: attempt) })
@@ -151,10 +154,17 @@ extension SessionTask {
     /// The transport followed a redirect (the redirect hook, if any, agreed): the request made
     /// now is `next`, as the session sees requests.
     func redirected(
-        from head: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics, attempt: Int, transport: HTTPRequestExecution
+        from head: HTTPClientResponseHead, to next: HTTPClientRequest, metrics: HTTPClientMetrics, attempt: Int, transport: HTTPRequestExecution,
+        callerCookies: [String]? = nil
     ) {
         let previous = core.withLock { $0.machine.currentRequest }
-        let request = Request(following: next, from: previous)
+        // The session's requests carry the caller's Cookie values only; the jar's are added to
+        // each request made (so a retry or an answer to a challenge gets the jar's current ones).
+        var request = Request(following: next, from: previous)
+        if let callerCookies, manager.configuration.httpCookieStorage != nil {
+            request.headers.remove(name: "Cookie")
+            for value in callerCookies { try? request.headers.append(name: "Cookie", value: value) }
+        }
         let followed = core.withLock { core in
             guard core.machine.isCurrent(attempt) else { return false }
             core.machine.redirected(to: request, metrics: metrics, attempt: attempt, transport: transport)
@@ -170,6 +180,9 @@ extension SessionTask {
         guard let request = core.withLock({ core -> Request? in
             core.machine.receivedHead(attempt: attempt, transport: transport) ? core.machine.currentRequest : nil
         }) else { return }
+        // The response's cookies (RFC 6265bis §5.7), before any hook sees it. (A redirect's were
+        // stored by the redirect handler.)
+        manager.storeCookies(from: head.headers, for: request.httpURL)
         let response = Response(
             location: request.location, statusCode: head.status, headers: head.headers, undecodedContentCodings: head.undecodedContentCodings)
         manager.report(.response) { .response(self, response) }
