@@ -3,6 +3,8 @@ SHELL := /bin/bash
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip FuzzResponseSerializers FuzzURL FuzzConnection FuzzEventStream FuzzSOCKSReply
+# The cookie jar's Set-Cookie parser and curl cookie-file reader.
+FUZZ_TARGETS += FuzzCookies
 
 .PHONY: all build demo test deps linkage test-only test-tsan test-asan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
 
@@ -12,10 +14,11 @@ all: build
 # (`ip`) for the path monitor's network-namespace test, the openssl CLI (the OCSP responder the
 # revocation tests run) and nginx for the OCSP stapling test against a real server (skipped where
 # it is missing), curl (the cURL-description round trip runs the command it prints), and from
-# PyPI httpbin served by gunicorn (Digest authentication against a real server).
+# PyPI httpbin served by gunicorn (Digest authentication against a real server), and the Public
+# Suffix List the cookie jar reads (publicsuffix: /usr/share/publicsuffix/public_suffix_list.dat).
 deps:
 	@missing=""; \
-	for p in libssl-dev zlib1g-dev pkg-config iproute2 openssl nginx curl python3-pip; do \
+	for p in libssl-dev zlib1g-dev pkg-config iproute2 openssl nginx curl python3-pip publicsuffix; do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
 	done; \
 	if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \

@@ -83,6 +83,12 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "Courier", package: rootIdentity)],
             swiftSettings: swiftSettings
         ),
+        // The Courier layer: the Set-Cookie parser and storage model, and curl's cookie files.
+        .executableTarget(
+            name: "FuzzCookies",
+            dependencies: ["FuzzSupport", .product(name: "Courier", package: rootIdentity)],
+            swiftSettings: swiftSettings
+        ),
         // The Courier layer: response header values and bodies through every response serializer.
         .executableTarget(
             name: "FuzzResponseSerializers",

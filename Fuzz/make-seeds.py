@@ -641,5 +641,21 @@ reset("FuzzSOCKSReply")
 for i, (name, (config, stream)) in enumerate(sorted(socks_replies.items())):
     write("FuzzSOCKSReply", name, bytes([config, i % 4]) + socks_cuts() + stream)
 
-for t in ("FuzzResponseParser", "FuzzChunkedDecoder", "FuzzContentDecoder", "FuzzRequestRoundTrip", "FuzzURL", "FuzzConnection", "FuzzEventStream", "FuzzSOCKSReply"):
+# FuzzCookies: 1 configuration byte (bit 0: cookie file; bit 1: https; bits 2-3: host), then
+# Set-Cookie lines separated by LF, or a cookie file.
+cookie_seeds = {
+    "rfc-examples": (0, b"SID=31d4d96e407aad42\nlang=en-US; Path=/; Domain=example.com\nSID=1; Path=/; Secure; HttpOnly"),
+    "https-prefixes": (2, b"__Host-a=1; Secure; Path=/\n__Secure-b=2; Secure\n__Host-c=3; Secure; Path=/; Domain=example.com"),
+    "dates": (2, b"a=1; Expires=Sun, 06 Nov 1994 08:49:37 GMT\nb=2; Expires=Sunday, 06-Nov-94 08:49:37 GMT\nc=3; Expires=Sun Nov  6 08:49:37 2094; Max-Age=5"),
+    "hostile": (0, b"a=b\x00c\n=\nx=1; Domain=com\ny=1; Domain=evil.org\nz=1; SameSite=None\n__Secure-q=1"),
+    "suffixes": (12, b"a=1; Domain=co.uk\nb=1; Domain=example.co.uk\nc=1; Domain=.c.example.co.uk; Path=/dir"),
+    "ip-host": (8, b"a=1; Domain=127.0.0.1\nb=1; Domain=0.0.1\nc=1; Max-Age=0"),
+    "curl-file": (1, b"# Netscape HTTP Cookie File\n\n127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tabc\n#HttpOnly_127.0.0.1\tFALSE\t/app\tFALSE\t4102444800\ttoken\tsecret\n.example.com\tTRUE\t/\tTRUE\t4102444800\td\t1\nexample.org\tFALSE\t/\tFALSE\t4102444800\tempty\n"),
+    "bad-file": (1, b"too\tfew\na.com\tMAYBE\t/\tFALSE\t0\tn\tv\r\n..a\tFALSE\t/\tFALSE\t0\tn\tv\na.com\tFALSE\t/\tFALSE\t99999999999999\tn\tv\n"),
+}
+reset("FuzzCookies")
+for name, (config, data) in sorted(cookie_seeds.items()):
+    write("FuzzCookies", name, bytes([config]) + data)
+
+for t in ("FuzzResponseParser", "FuzzChunkedDecoder", "FuzzContentDecoder", "FuzzRequestRoundTrip", "FuzzURL", "FuzzConnection", "FuzzEventStream", "FuzzSOCKSReply", "FuzzCookies"):
     print(t, len(os.listdir(os.path.join(HERE, "Corpus", t))), "seeds")

@@ -55,7 +55,7 @@ public enum NetscapeCookieFile {
         guard fields.count == 7 || fields.count == 6 else { return malformed }
         var domainBytes = fields[0]
         if domainBytes.first == UInt8(ascii: ".") { domainBytes = domainBytes.dropFirst() }
-        guard !domainBytes.isEmpty, domainBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
+        guard !domainBytes.isEmpty, domainBytes.first != UInt8(ascii: "."), domainBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
               let subdomains = flag(fields[1]), let secure = flag(fields[3]),
               fields[2].first == UInt8(ascii: "/"), let path = SetCookie.utf8(fields[2]),
               let expiry = seconds(fields[4]),
@@ -65,7 +65,8 @@ public enum NetscapeCookieFile {
               !(name.isEmpty && value.isEmpty), !name.utf8.contains(UInt8(ascii: ";")), !value.utf8.contains(UInt8(ascii: ";"))
         else { return malformed }
         let domain = SetCookie.lowercased(domainBytes)
-        let expires = expiry == 0 ? nil : Date(timeIntervalSince1970: Double(expiry))
+        // Clamped to the end of year 9999 (whole seconds stay exact as a Date).
+        let expires = expiry == 0 ? nil : Date(timeIntervalSince1970: Double(min(expiry, 253_402_300_799)))
         if let expires, expires <= now { return .success(nil) }
         return .success(Cookie(
             name: name, value: value, domain: domain, isHostOnly: !subdomains, path: path, expires: expires, isSecure: secure,

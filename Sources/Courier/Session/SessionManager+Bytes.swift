@@ -31,7 +31,7 @@ extension SessionManager {
             storeCookies(from: redirect.response.headers, for: redirect.request.url)
             var next = cookies.baseRequest(for: redirect.proposed)
             attachCookies(to: &next, caller: cookies.caller)
-            return .modify(next)
+            return next.headers == redirect.proposed.headers ? .follow : .modify(next)
         }
         let response: HTTPClientResponse
         do { response = try await client.execute(converted) } catch {

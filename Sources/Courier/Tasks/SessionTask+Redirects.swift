@@ -32,7 +32,8 @@ extension SessionTask {
                     return
                 }
                 manager.attachCookies(to: &base, caller: cookies.caller)
-                reply.answer(.modify(base))
+                // No cookie changed: the proposed request as it is.
+                reply.answer(base.headers == redirect.proposed.headers ? .follow : .modify(base))
                 return
             }
             let current = core.withLock { $0.machine.currentRequest }
