@@ -76,6 +76,8 @@ test-only:
 TSAN_FILTER := TSanMutexTests|CourierPosixTests|RedirectHandlerTests|PoolLimitTests|KeepAliveTests|CancellationTests|StaleRetryTests|BackpressureTests|TimeoutTests|FailureModeTests|DataTaskTests|SuspendTests|ManyTasksTests|TaskControlTests|SessionHookTests|ResumeDownloadTests|ProgressReportingTests|HTTPAsyncTests|SessionEventTests|RedirectAndAuthHookTests|AsyncCompletionRouteTests|AsyncTaskCallsTests|BytesForRequestTests|EventSourceTests|AuthenticationInterceptorTests|DigestAuthTests|InterceptorTests|EventMonitorOrderTests|MonitorKindsTests|HARRecorderTests
 # The SOCKS5 tunnel's setup path (the socks5 lookup's hop back to the loop, the handshake timer).
 TSAN_FILTER := $(TSAN_FILTER)|SOCKSIntegrationTests
+# The cookie jar's lock and the session's cookie glue.
+TSAN_FILTER := $(TSAN_FILTER)|CookieJarTests|CookieSessionTests
 # Reports go to files that are printed, whole, after a failing run: a CI log that keeps only its
 # end still shows both stacks of a race.
 TSAN_REPORTS := $(CURDIR)/.build-tsan/tsan-report

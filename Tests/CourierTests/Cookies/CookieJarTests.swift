@@ -1,4 +1,5 @@
 @testable import Courier
+import Dispatch
 import FoundationEssentials
 import Testing
 
@@ -188,6 +189,20 @@ import Testing
         let jar = testJar()
         #expect(store(jar, "a=1", from: "http+unix://%2Ftmp%2Fs.sock/") == .unsupportedURL)
         #expect(cookieField(jar, "http+unix://%2Ftmp%2Fs.sock/") == "")
+    }
+
+    /// Stores and lookups from many threads at once (the jar's one lock; TSan checks it).
+    @Test func concurrentStoresAndLookups() {
+        let jar = testJar(limits: .init(cookiesPerDomain: 20, totalCookies: 200))
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for i in 0..<200 {
+                let host = "h\(i % 7).example.com"
+                store(jar, "c\(thread)-\(i % 30)=v; Domain=example.com", from: "http://\(host)/")
+                _ = jar.cookieFieldValue(for: httpURL("http://\(host)/x"))
+            }
+        }
+        #expect(jar.count == jar.allCookies.count)
+        #expect(jar.count <= 20, "one domain field: the per-domain limit holds")
     }
 
     @Test func theCallersCookieFieldIsMerged() {

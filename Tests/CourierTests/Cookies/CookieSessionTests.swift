@@ -57,6 +57,26 @@ import Testing
         }
     }
 
+    /// A hop to another origin (127.0.0.1 → localhost) gets the cookies of its own host only:
+    /// neither the first host's stored cookies nor the caller's Cookie field (RFC 9110 §15.4).
+    @Test func aHopToAnotherHostGetsItsOwnCookiesOnly() throws {
+        try withSession { manager, server in
+            Self.routes(server)
+            server.route("/cross") { _, connection in
+                try connection.respond(
+                    status: 302, headers: [("Location", "http://localhost:\(server.port)/read"), ("Set-Cookie", "first=1; Path=/")], body: "")
+            }
+            _ = try runData(manager, Request(url: url(server, "/set")))
+            var request = Request(url: url(server, "/cross"))
+            try request.setValue("mine=1", forHTTPHeaderField: "Cookie")
+            let response = try runData(manager, request)
+            #expect(Self.body(response) == "-")
+            #expect(server.requests.last?.header("Host") == "localhost:\(server.port)")
+            let jar = try #require(manager.configuration.httpCookieStorage as? CookieJar)
+            #expect(jar.allCookies.first { $0.name == "first" }?.domain == "127.0.0.1", "stored for the hop that set it")
+        }
+    }
+
     @Test func theCallersCookieWinsOverAStoredOneOfTheSameName() throws {
         try withSession { manager, server in
             Self.routes(server)
