@@ -9,9 +9,16 @@ struct CookieURL: Hashable, Sendable {
     var path: String
     var isSecure: Bool
 
-    /// nil for a URL that cannot hold cookies (a Unix-domain socket).
+    /// The longest host name DNS allows; a longer one holds no cookies (and a lookup never walks
+    /// more than this many bytes of parent domains).
+    static let maximumHostBytes = 253
+
+    /// nil for a URL that cannot hold cookies (a Unix-domain socket, a host longer than DNS
+    /// allows).
     init?(_ url: HTTPURL) {
-        guard url.scheme == .http || url.scheme == .https, !url.host.isEmpty else { return nil }
+        guard url.scheme == .http || url.scheme == .https, !url.host.isEmpty, url.host.utf8.count <= Self.maximumHostBytes else {
+            return nil
+        }
         host = url.host.hasSuffix(".") ? String(url.host.dropLast()) : url.host
         isIPAddress = url.isIPLiteral
         path = url.path.isEmpty ? "/" : url.path

@@ -20,10 +20,12 @@ extension SessionManager {
     func attachCookies(to request: inout HTTPClientRequest, caller: [String]) {
         guard configuration.httpShouldSetCookies, let storage = configuration.httpCookieStorage,
               let stored = storage.cookieFieldValue(for: request.url) else { return }
-        guard let merged = CookieFieldMerge.merge(caller: caller, stored: stored) else { return }
+        // Stored values passed the storage model (no CTL); one inserted by hand that a field
+        // cannot carry leaves the request as it was.
+        guard let merged = CookieFieldMerge.merge(caller: caller, stored: stored),
+              let field = try? HTTPField(name: "Cookie", value: merged) else { return }
         request.headers.remove(name: "Cookie")
-        // The stored values passed the storage model (no CTL); the caller's passed the field checks.
-        if let field = try? HTTPField(name: "Cookie", value: merged) { request.headers.append(field) }
+        request.headers.append(field)
     }
 }
 

@@ -185,10 +185,13 @@ import Testing
         #expect(jar.count == 0)
     }
 
-    @Test func unixSocketURLsHaveNoCookies() {
+    @Test func unixSocketURLsAndOverlongHostsHaveNoCookies() {
         let jar = testJar()
         #expect(store(jar, "a=1", from: "http+unix://%2Ftmp%2Fs.sock/") == .unsupportedURL)
         #expect(cookieField(jar, "http+unix://%2Ftmp%2Fs.sock/") == "")
+        let long = String(repeating: "a.", count: 200) + "example.com"
+        #expect(store(jar, "a=1", from: "http://\(long)/") == .unsupportedURL)
+        #expect(cookieField(jar, "http://\(long)/") == "")
     }
 
     /// Stores and lookups from many threads at once (the jar's one lock; TSan checks it).
