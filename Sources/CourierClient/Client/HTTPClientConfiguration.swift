@@ -36,6 +36,10 @@ public struct HTTPClientConfiguration: Sendable {
     /// Busy polling of the client's own loops (``EventLoop/init(name:busyPoll:)``): off by
     /// default; lowers latency for a sequential client on a dedicated core.
     public var busyPoll: TimeAmount? = nil
+    /// The client's DNS cache, shared by its connections: answers kept for `ttl` (60 s, like
+    /// curl), negative answers 5 s, one lookup in flight per name however many connections
+    /// wait for it (``DNSCacheConfiguration``). nil: every connection calls `getaddrinfo`.
+    public var dnsCache: DNSCacheConfiguration? = .default
 
     public init() {}
 }

@@ -47,6 +47,7 @@ extension HTTP1Connection {
     func connected(_ connected: ConnectedSocket) {
         guard phase == .connecting else { connected.socket.close(); return }
         establishment.resolveEnd = connected.resolved
+        establishment.resolution = connected.resolution
         establishment.connectEnd = connected.connected
         establishment.remoteAddress = connected.remoteAddress
         establishment.localAddress = connected.socket.localAddress

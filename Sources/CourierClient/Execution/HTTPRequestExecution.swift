@@ -264,6 +264,7 @@ public final class HTTPRequestExecution: @unchecked Sendable {
         if !reused {
             metrics.resolveStart = establishment.resolveStart
             metrics.resolveEnd = establishment.resolveEnd
+            metrics.resolution = establishment.resolution
             metrics.connectStart = establishment.connectStart
             metrics.connectEnd = establishment.connectEnd
             metrics.tlsStart = establishment.tlsStart

@@ -28,6 +28,12 @@ public struct HTTPClientMetrics: Sendable {
     /// Decoded body bytes delivered to the delegate.
     public var bodyBytesDelivered: Int64 = 0
     public var reusedConnection = false
+    /// Where a new connection's addresses came from (the client's DNS cache, another
+    /// connection's lookup in flight, a lookup of its own, none for an IP literal); nil on a
+    /// reused connection.
+    public var resolution: ResolutionSource?
+    /// Whether a new connection's addresses were served from the client's DNS cache.
+    public var resolvedFromCache: Bool { resolution == .cache }
     public var localAddress: SocketAddress?
     public var remoteAddress: SocketAddress?
     public var tlsVersion: String?
