@@ -40,6 +40,13 @@ public struct HTTPClientConfiguration: Sendable {
     /// curl), negative answers 5 s, one lookup in flight per name however many connections
     /// wait for it (``DNSCacheConfiguration``). nil: every connection calls `getaddrinfo`.
     public var dnsCache: DNSCacheConfiguration? = .default
+    /// Resume TLS sessions (TLS 1.2 tickets, RFC 5077; TLS 1.3 PSK, RFC 8446 §2.2): a new
+    /// connection offers a session an earlier connection to the same origin (host, port, SNI)
+    /// with the same TLS configuration received, and skips the certificate exchange when the
+    /// server accepts it. The server trust evaluator still judges every connection, resumed or
+    /// not, with the chain of the session's full handshake. Sessions are kept per client (at
+    /// most 8 per origin, 128 origins) and released at shutdown. Off: every handshake is full.
+    public var tlsSessionResumption = true
 
     public init() {}
 }

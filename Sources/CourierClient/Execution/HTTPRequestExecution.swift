@@ -275,6 +275,7 @@ public final class HTTPRequestExecution: @unchecked Sendable {
         if let info = establishment.tlsInfo {
             metrics.tlsVersion = info.version
             metrics.tlsCipher = info.cipher
+            metrics.tlsSessionReused = info.sessionReused
             metrics.peerCertificates = info.verifiedChain
         }
         metrics.requestStart = nil

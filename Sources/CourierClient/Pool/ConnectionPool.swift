@@ -22,6 +22,8 @@ final class ConnectionPool: Sendable {
 
     let group: EventLoopGroup
     let resolver: Resolver
+    /// The client's resumable TLS sessions; nil when resumption is off.
+    let tlsSessions: TLSSessionCache?
     private let configuration: HTTPClientConfiguration
     private let state = Mutex(State())
     private let contexts = Mutex<[TLSConfiguration: TLSContext]>([:])
@@ -34,6 +36,7 @@ final class ConnectionPool: Sendable {
         self.group = group
         self.resolver = resolver
         self.configuration = configuration
+        self.tlsSessions = configuration.tlsSessionResumption ? TLSSessionCache() : nil
     }
 
     /// The OpenSSL context already built for `configuration`, if any (one per configuration,
@@ -152,6 +155,8 @@ final class ConnectionPool: Sendable {
 
     private func checkShutdownComplete() {
         guard state.withLock({ $0.isShutDown && $0.shutdownPending.isEmpty }) else { return }
+        // Every connection is gone: release the sessions (their SSL_SESSION references).
+        tlsSessions?.removeAll()
         let waiting = shutdownDone.withLock { waiting -> [@Sendable () -> Void] in
             defer { waiting.removeAll() }
             return waiting

@@ -38,6 +38,9 @@ public struct HTTPClientMetrics: Sendable {
     public var remoteAddress: SocketAddress?
     public var tlsVersion: String?
     public var tlsCipher: String?
+    /// Whether the connection's TLS handshake resumed an earlier session (a TLS 1.2 ticket or a
+    /// TLS 1.3 PSK) rather than a full handshake.
+    public var tlsSessionReused = false
     /// The verified peer chain, leaf first, for a pinning policy to judge.
     public var peerCertificates: [TLSCertificate] = []
     /// Redirects followed before this request (each request of a chain has metrics of its own,

@@ -22,11 +22,13 @@ public final class DNSCache: Sendable {
     }
 
     private struct State {
-        var machine: DNSCacheState<UInt64>
+        var machine = DNSCacheState<UInt64>(configuration: .default)
         var deliveries: [UInt64: Delivery] = [:]
     }
 
-    private let state: Mutex<State>
+    /// The settings the cache was made with.
+    public let configuration: DNSCacheConfiguration
+    private let state = Mutex(State())
     private let nextID = Atomic<UInt64>(0)
     private let lookup: Lookup
     private let clock: @Sendable () -> Deadline
@@ -42,13 +44,12 @@ public final class DNSCache: Sendable {
         start: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
         lookup: @escaping Lookup
     ) {
-        self.state = Mutex(State(machine: DNSCacheState(configuration: configuration)))
+        self.configuration = configuration
         self.clock = clock
         self.start = start
         self.lookup = lookup
+        state.withLock { $0.machine = DNSCacheState(configuration: configuration) }
     }
-
-    public var configuration: DNSCacheConfiguration { state.withLock { $0.machine.configuration } }
 
     /// Entries held, resolving or answered.
     public var count: Int { state.withLock { $0.machine.count } }
