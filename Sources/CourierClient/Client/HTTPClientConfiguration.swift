@@ -44,8 +44,9 @@ public struct HTTPClientConfiguration: Sendable {
     /// connection offers a session an earlier connection to the same origin (host, port, SNI)
     /// with the same TLS configuration received, and skips the certificate exchange when the
     /// server accepts it. The server trust evaluator still judges every connection, resumed or
-    /// not, with the chain of the session's full handshake. Sessions are kept per client (at
-    /// most 8 per origin, 128 origins) and released at shutdown. Off: every handshake is full.
+    /// not, with the chain of the session's full handshake. Sessions are kept per client (per
+    /// origin at most ``maximumConnectionsPerHost`` or 8, whichever is more; 128 origins) and
+    /// released at shutdown. Off: every handshake is full.
     public var tlsSessionResumption = true
 
     public init() {}

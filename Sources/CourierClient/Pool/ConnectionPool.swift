@@ -36,7 +36,11 @@ final class ConnectionPool: Sendable {
         self.group = group
         self.resolver = resolver
         self.configuration = configuration
-        self.tlsSessions = configuration.tlsSessionResumption ? TLSSessionCache() : nil
+        // Up to one session per connection the pool may open to an origin at once: TLS 1.3
+        // tickets arrive right after each handshake and are used once, so a burst of new
+        // connections needs that many (8 at least).
+        let limits = TLSSessionCache.Limits(sessionsPerOrigin: max(8, configuration.maximumConnectionsPerHost))
+        self.tlsSessions = configuration.tlsSessionResumption ? TLSSessionCache(limits: limits) : nil
     }
 
     /// The OpenSSL context already built for `configuration`, if any (one per configuration,
