@@ -117,6 +117,36 @@ import Testing
         }
     }
 
+    /// Against a real nginx (session tickets are its default): the second connection resumes,
+    /// over TLS 1.3 and over TLS 1.2 (a request configuration of its own, so its own sessions).
+    @Test(.enabled(if: NginxServer.executable != nil, "nginx is not installed: `make deps` installs the Debian package"))
+    func nginxResumesOverTLS13AndTLS12() throws {
+        let executable = try #require(NginxServer.executable)
+        let responder = try OCSPResponder()
+        let staple: [UInt8]
+        do {
+            defer { responder.stop() }
+            staple = try responder.response(for: "valid.pem")
+        }
+        let nginx = try NginxServer(executable: executable, certificateChain: "valid-chain.pem", privateKey: "valid.key", staple: staple)
+        defer { nginx.stop() }
+        try withClient(configure: Self.configure()) { client in
+            var tls12 = client.configuration.tls
+            tls12.maximumVersion = .tls1_2
+            for tls in [nil, tls12] {
+                var request = try get(nginx.baseURL + "/hello")
+                request.tls = tls
+                let first = run(client, request)
+                let second = run(client, request)
+                #expect(first.bodyString == "hello" && second.bodyString == "hello")
+                #expect(first.metrics?.tlsVersion == (tls == nil ? "TLSv1.3" : "TLSv1.2"))
+                #expect(first.metrics?.tlsSessionReused == false)
+                #expect(second.metrics?.tlsSessionReused == true)
+                #expect(second.metrics?.peerCertificates.count == 3)
+            }
+        }
+    }
+
     /// The DNS cache: a second connection to `localhost` finds its addresses in the client's
     /// cache; without the cache it looks them up again.
     @Test(arguments: [true, false])
