@@ -9,8 +9,9 @@ See README.md beside this file. Python 3 standard library only.
 Environment (all optional):
   REPS=5                      repetitions of the whole matrix
   CLIENTS=courier,ahc,urlsession,curl,wrk
-  WORKLOADS=W1,W2,W3,W4,W5,W6
+  WORKLOADS=W1,W2,W3,W4,W5,W6,W7
   W1_REQUESTS=20000 W2_REQUESTS=100000 W6_REQUESTS=100000   small GETs per run
+  W7_REQUESTS=5000            new TLS connections (one GET each, Connection: close) per run
   W3_REQUESTS=1 W4_REQUESTS=1 W5_REQUESTS=1                 big/gzip GETs per run
   WRK_SECONDS=5 WRK_BIG_SECONDS=3                           wrk runs for a fixed time
   URLSESSION_DIVISOR=5        URLSession runs W1/W2/W6 with N / this requests (it is much slower)
@@ -26,6 +27,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import socket
@@ -72,17 +74,26 @@ WORKLOADS = {
                unit="MiB/s", title="100 MiB text, chunked + gzip, decoded", wrk=None),
     "W6": dict(path="/small", tls=False, requests=env_int("W6_REQUESTS", 100000), concurrency=256, gzip=False,
                unit="req/s", title="small GETs, 256 concurrent", wrk=256),
+    # New connections (issue 12): every GET sends `Connection: close`, so every request is a TCP
+    # connect and a TLS handshake; nginx issues session tickets. Courier with and without TLS
+    # session resumption, and curl (which resumes within one process); req/s = handshakes/s.
+    "W7": dict(path="/small", tls=True, requests=env_int("W7_REQUESTS", 5000), concurrency=32, gzip=False,
+               unit="req/s", title="new TLS connection per small GET (Connection: close), 32 concurrent", wrk=None,
+               close=True),
 }
+# The clients of W7: those that send `Connection: close` on every request.
+CLOSE_CLIENTS = ("courier", "courier-noresume", "curl")
 
 # Session variants with a do-nothing extra (COURIER_SESSION_EXTRA), run side by side with
 # courier-session to measure what the extra costs per request.
 SESSION_EXTRAS = {"courier-session-interceptor": "interceptor", "courier-session-policy": "policy",
                   "courier-session-monitor": "monitor"}
-SWIFT_DRIVERS = {"courier": "CourierBench", "courier-poll": "CourierBench", "courier-session": "CourierSessionBench",
+SWIFT_DRIVERS = {"courier": "CourierBench", "courier-poll": "CourierBench", "courier-noresume": "CourierBench", "courier-session": "CourierSessionBench",
                  **{name: "CourierSessionBench" for name in SESSION_EXTRAS},
                  "courier-async": "CourierSessionBench", "ahc": "AHCBench",
                  "urlsession": "URLSessionBench"}
 CLIENT_NAMES = {"courier": "Courier", "courier-poll": "Courier, busy poll 200 µs",
+                "courier-noresume": "Courier, TLS resumption off",
                 "courier-session": "Courier SessionManager", "courier-async": "Courier async GET", "ahc": "AHC",
                 "urlsession": "URLSession", "curl": "curl", "wrk": "wrk",
                 "courier-session-interceptor": "Courier SessionManager + do-nothing interceptor",
@@ -94,7 +105,7 @@ CLIENT_NAMES = {"courier": "Courier", "courier-poll": "Courier, busy poll 200 µ
 # transport's delegate API; small-request workloads only (data tasks keep bodies in memory).
 # courier-async: the same driver awaiting HTTPSessionManager's async GET in one Swift task per
 # connection (COURIER_SESSION_MODE=async); small-request workloads only.
-ALL_CLIENTS = ["courier", "courier-poll", "courier-session", "courier-async", "ahc", "urlsession", "curl", "wrk",
+ALL_CLIENTS = ["courier", "courier-poll", "courier-noresume", "courier-session", "courier-async", "ahc", "urlsession", "curl", "wrk",
                *SESSION_EXTRAS]
 SESSION_WORKLOADS = ("W1", "W2", "W6")
 BUSY_POLL_MICROSECONDS = "200"
@@ -360,6 +371,10 @@ class Runner:
         return w["requests"]
 
     def applies(self, client, workload):
+        if WORKLOADS[workload].get("close"):
+            return client in CLOSE_CLIENTS
+        if client == "courier-noresume":
+            return False
         if client == "courier-poll":
             return workload == "W1"
         if client in ("courier-session", "courier-async") or client in SESSION_EXTRAS:
@@ -386,6 +401,11 @@ class Runner:
                             self.nginx.ca_file, self.ca_bundle] + argv
                 else:
                     argv += ["--ca", self.nginx.ca_file]
+            if w.get("close"):
+                env = dict(os.environ, COURIER_CONNECTION_CLOSE="1")
+                if client == "courier-noresume":
+                    env["COURIER_TLS_RESUMPTION"] = "0"
+                return argv, "driver", env
             if client == "courier-poll":
                 return argv, "driver", dict(os.environ, COURIER_BUSY_POLL_US=BUSY_POLL_MICROSECONDS)
             if client == "courier-async":
@@ -402,6 +422,8 @@ class Runner:
                 argv.append("--compressed")
             if w["tls"]:
                 argv += ["--cacert", self.nginx.ca_file]
+            if w.get("close"):
+                argv += ["-H", "Connection: close"]
             return argv, "curl", None
         if client == "wrk":
             seconds = self.wrk_big_seconds if w["path"] == "/big" else self.wrk_seconds
@@ -447,6 +469,9 @@ class Runner:
                 return record
             record.update(requests=report["requests"], bytes=report["bytes"], seconds=report["seconds"],
                           errors=report["errors"])
+            resumed = re.search(r"(\d+) of (\d+) handshakes resumed", err)
+            if resumed:
+                record.update(resumed=int(resumed.group(1)), handshakes=int(resumed.group(2)))
         else:  # curl: one "status size" line per transfer; the wall time is the process's
             lines = [line.split() for line in out.splitlines() if line.strip()]
             ok = sum(1 for parts in lines if parts and parts[0] == "200")
@@ -562,6 +587,8 @@ def summarize(records, clients, workloads, zlib_runs):
                 "nginx_util": median([r["nginx_util"] for r in good if r.get("nginx_util") is not None]),
                 "core_busy": median([r["server_core_busy"] for r in good if r.get("server_core_busy") is not None]),
                 "note": next((r.get("skipped") or r.get("problem") for r in runs if not r.get("ok")), None),
+                "handshakes": sum(r.get("handshakes", 0) for r in good),
+                "resumed": sum(r.get("resumed", 0) for r in good),
             }
     zlib_good = [z for z in zlib_runs if z.get("ok")]
     zlib = median([z["throughput"] for z in zlib_good])
@@ -587,6 +614,7 @@ def markdown(rows, zlib, clients, workloads, meta, runner_available):
     out.append("")
     out.append("| workload | client | throughput | min–max | CPU | max RSS MiB | nginx CPU (server core busy) | Courier ÷ client |")
     out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    after = []
     for workload in workloads:
         w = WORKLOADS[workload]
         cpu_unit = "µs/req" if w["unit"] == "req/s" else "s/GiB"
@@ -598,7 +626,9 @@ def markdown(rows, zlib, clients, workloads, meta, runner_available):
                 out.append(f"| {label} | {CLIENT_NAMES[client]} | not built | | | | | |")
                 continue
             if (client == "wrk" and w["wrk"] is None) or (client == "courier-poll" and workload != "W1") \
-                    or (client == "courier-session" and workload not in SESSION_WORKLOADS):
+                    or (client == "courier-session" and workload not in SESSION_WORKLOADS) \
+                    or (w.get("close") and client not in CLOSE_CLIENTS) \
+                    or (client == "courier-noresume" and not w.get("close")):
                 continue
             if row["throughput"] is None:
                 out.append(f"| {label} | {CLIENT_NAMES[client]} | failed | {row['note'] or ''} | | | | |")
@@ -613,11 +643,20 @@ def markdown(rows, zlib, clients, workloads, meta, runner_available):
                        f"| {fmt(row['nginx_util'] * 100 if row['nginx_util'] is not None else None)}% "
                        f"({fmt(row['core_busy'] * 100 if row['core_busy'] is not None else None)}%) "
                        f"| {fmt(ratio, 2)} |")
+        if w.get("close"):
+            shares = [f"{CLIENT_NAMES[c]} {rows[(workload, c)]['resumed']:,} of {rows[(workload, c)]['handshakes']:,}"
+                      for c in clients if rows.get((workload, c), {}).get("handshakes")]
+            if shares:
+                after.append(f"{workload}: handshakes resumed (the driver's metrics, all good runs): "
+                             + "; ".join(shares) + ".")
         if workload == "W5" and zlib is not None:
             ratio = courier / zlib if courier else None
             out.append(f"| W5 {w['title']} | zlib inflate alone (memory, 128 KiB output buffer) | {fmt(zlib)} MiB/s "
                        f"| | | | | {fmt(ratio, 2)} |")
     out.append("")
+    for line in after:
+        out.append(line)
+        out.append("")
     return "\n".join(out)
 
 

@@ -43,3 +43,6 @@
 @_exported import class CourierPosix.FileReader
 @_exported import enum CourierPosix.PathStatus
 @_exported import struct CourierPosix.RouteDestination
+// The DNS cache's settings and where a connection's addresses came from (metrics).
+@_exported import struct CourierPosix.DNSCacheConfiguration
+@_exported import enum CourierPosix.ResolutionSource

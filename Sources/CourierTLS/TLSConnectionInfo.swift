@@ -16,4 +16,7 @@ public struct TLSConnectionInfo: Sendable, Hashable {
     public var verifiedChain: [TLSCertificate]
     /// On the server side, the SNI host name the client sent; on the client side, the one sent.
     public var serverName: String?
+    /// Whether the handshake resumed an earlier session (a TLS 1.2 ticket or a TLS 1.3 PSK)
+    /// instead of a full handshake. The chains are then those of the session's full handshake.
+    public var sessionReused: Bool = false
 }

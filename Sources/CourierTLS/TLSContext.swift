@@ -53,6 +53,12 @@ public final class TLSContext: @unchecked Sendable {
         try loadTrustRoots(configuration.trustRoots)
         SSL_CTX_set_verify(ctx, configuration.verification == .none ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nil)
         revocation.install(on: ctx, verification: configuration.verification)
+        // Resumption: OpenSSL hands every session the server issues to the engine's callback
+        // (`TLSEngine.sessionIssued`), which gives it to the client's session cache if it has one.
+        // SSL_CTX_set_session_cache_mode is a macro over SSL_CTX_ctrl; the internal store stays
+        // off (a client never looks sessions up there; it would only grow).
+        _ = SSL_CTX_ctrl(ctx, SSL_CTRL_SET_SESS_CACHE_MODE, Int(SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE), nil)
+        SSL_CTX_sess_set_new_cb(ctx) { ssl, session in TLSEngine.sessionIssued(ssl, session) }
         if configuration.certificateChainFile != nil || configuration.privateKeyFile != nil {
             guard let chain = configuration.certificateChainFile, let key = configuration.privateKeyFile else {
                 throw TLSError(.configuration, message: "a client certificate needs both a chain file and a key file")

@@ -57,6 +57,22 @@ public final class TLSEngine {
     /// The socket reached EOF.
     private var eofFed = false
     private var cachedInfo: TLSConnectionInfo?
+    /// The peer's chains, read once (by the connection info or a new session, whichever asks first).
+    private var cachedChains: (peer: [TLSCertificate], verified: [TLSCertificate])?
+    /// The session offered for resumption (``offer(_:)``): its chains stand in for the ones a
+    /// resumed handshake does not carry.
+    private var offeredSession: TLSSession?
+    /// Receives each session the server issues for later resumption (TLS 1.2: during the
+    /// handshake; TLS 1.3: NewSessionTicket messages after it, read with application data).
+    /// nil: the sessions are dropped. Called on the engine's thread, from inside an engine call;
+    /// it must not call the engine.
+    public var onNewSession: ((TLSSession) -> Void)?
+    /// Receives the sessions this connection offered or was issued when it fails with a fatal
+    /// error other than a bare EOF (a TLS alert, a bad record): they are to be forgotten
+    /// (RFC 5246 §7.2.2). Called once, on the engine's thread.
+    public var onSessionsInvalidated: (([TLSSession]) -> Void)?
+    /// The sessions handed to ``onNewSession``.
+    private var issuedSessions: [TLSSession] = []
 
     /// Creates a client session. `serverHostname` decides SNI and the name check:
     /// a DNS name is sent as SNI and verified with `SSL_set1_host` against the DNS subjectAltNames
@@ -68,6 +84,9 @@ public final class TLSEngine {
         (self.ssl, self.rbio, self.wbio) = try Self.makeSSL(context)
         self.context = context
         SSL_set_connect_state(ssl)
+        // The new-session callback finds the engine here (unretained: the engine frees the SSL,
+        // so no callback outlives it).
+        _ = SSL_set_ex_data(ssl, Self.engineIndex, Unmanaged.passUnretained(self).toOpaque())
         guard let serverHostname, let identity = try ServerIdentity(serverHostname) else { return }
         let checkName = context.configuration.verification == .full
         switch identity {
@@ -113,6 +132,39 @@ public final class TLSEngine {
 
     deinit {
         SSL_free(ssl)  // frees both BIOs too
+    }
+
+    // MARK: - Resumption
+
+    /// The ex_data slot of a client `SSL` that points at its engine (allocated once per process).
+    static let engineIndex: Int32 = CRYPTO_get_ex_new_index(CRYPTO_EX_INDEX_SSL, 0, nil, nil, nil, nil)
+
+    /// Offers `session` for resumption (RFC 5077 ticket, RFC 8446 §4.2.11 PSK). Call before the
+    /// first ``handshake()``. The server may decline; the handshake is then a full one.
+    /// Resumed or not, the connection's chains are reported (``connectionInfo``), and whatever
+    /// judges the server above (pinning) judges it again.
+    public func offer(_ session: TLSSession) {
+        guard case .handshaking = state, SSL_is_server(ssl) == 0 else { return }
+        // A copy: OpenSSL marks the `SSL`'s session not resumable when the connection ends in a
+        // fatal error, a peer FIN without close_notify included; the cached one must not be.
+        guard let copy = SSL_SESSION_dup(session.pointer) else { OpenSSLErrorQueue.clear(); return }
+        if SSL_set_session(ssl, copy) == 1 { offeredSession = session }  // takes its own reference
+        SSL_SESSION_free(copy)
+        OpenSSLErrorQueue.clear()
+    }
+
+    /// Whether the handshake resumed an offered session (`SSL_session_reused`).
+    public var isSessionReused: Bool { SSL_session_reused(ssl) == 1 }
+
+    /// The new-session callback's work: hands a copy of `session` to ``onNewSession``. A copy,
+    /// because `session` stays the `SSL`'s own and OpenSSL marks it not resumable if this
+    /// connection later ends in a fatal error (a peer FIN without close_notify included).
+    fileprivate func received(_ session: OpaquePointer) {
+        guard let onNewSession, let copy = SSL_SESSION_dup(session) else { return }
+        let chains = peerChains()
+        let issued = TLSSession(owning: copy, peerChain: chains.peer, verifiedChain: chains.verified)
+        issuedSessions.append(issued)
+        onNewSession(issued)
     }
 
     // MARK: - Ciphertext in
@@ -386,14 +438,27 @@ public final class TLSEngine {
         return String(cString: name)
     }
 
-    private func makeConnectionInfo() -> TLSConnectionInfo {
+    /// The chain the peer sent and the one OpenSSL verified, read once. A resumed handshake
+    /// carries no certificates and verifies nothing: the offered session's chains are used.
+    private func peerChains() -> (peer: [TLSCertificate], verified: [TLSCertificate]) {
+        if let cachedChains { return cachedChains }
         var peerChain: [TLSCertificate] = []
         if SSL_is_server(ssl) != 0, let leaf = SSL_get0_peer_certificate(ssl) {
             // A server's SSL_get_peer_cert_chain omits the client's leaf.
             peerChain.append(TLSCertificate(x509: leaf))
         }
         peerChain += Self.certificates(SSL_get_peer_cert_chain(ssl))
-        let verifiedChain = SSL_get_verify_result(ssl) == X509_V_OK ? Self.certificates(SSL_get0_verified_chain(ssl)) : []
+        var verifiedChain = SSL_get_verify_result(ssl) == X509_V_OK ? Self.certificates(SSL_get0_verified_chain(ssl)) : []
+        if isSessionReused, let offeredSession {
+            if verifiedChain.isEmpty { verifiedChain = offeredSession.verifiedChain }
+            if peerChain.isEmpty { peerChain = offeredSession.peerChain }
+        }
+        cachedChains = (peerChain, verifiedChain)
+        return (peerChain, verifiedChain)
+    }
+
+    private func makeConnectionInfo() -> TLSConnectionInfo {
+        let (peerChain, verifiedChain) = peerChains()
         let cipher = SSL_get_current_cipher(ssl).flatMap { SSL_CIPHER_get_name($0) }.map { String(cString: $0) } ?? ""
         let version = String(cString: SSL_get_version(ssl))
         return TLSConnectionInfo(
@@ -403,7 +468,8 @@ public final class TLSEngine {
             alpn: selectedALPN(),
             peerChain: peerChain,
             verifiedChain: verifiedChain,
-            serverName: serverName)
+            serverName: serverName,
+            sessionReused: isSessionReused)
     }
 
     /// Exports a `STACK_OF(X509)` (borrowed).
@@ -423,10 +489,29 @@ public final class TLSEngine {
     /// Records `error` as the engine's final state and returns it for throwing.
     private func fail(_ error: TLSError) -> TLSError {
         state = .failed(error)
+        if error.reason != .unexpectedEOF, error.reason != .peerClosedDuringHandshake, let onSessionsInvalidated {
+            let sessions = issuedSessions + (offeredSession.map { [$0] } ?? [])
+            self.onSessionsInvalidated = nil
+            if !sessions.isEmpty { onSessionsInvalidated(sessions) }
+        }
         return error
     }
 
     private func messageOr(_ drained: OpenSSLErrorQueue.Drained, _ fallback: String) -> String {
         drained.message.isEmpty ? fallback : drained.message
+    }
+}
+
+extension TLSEngine {
+    /// OpenSSL's new-session callback for client contexts (``TLSContext``): a session the server
+    /// issued goes (copied) to its engine's ``onNewSession``. Returns 0: OpenSSL keeps the
+    /// reference it passed, and releases it with the `SSL`.
+    static func sessionIssued(_ ssl: OpaquePointer?, _ session: OpaquePointer?) -> Int32 {
+        // Safe: the ex_data slot holds the engine that owns `ssl`, alive for the duration of the
+        // engine call this callback runs inside (on the engine's thread).
+        guard let ssl, let session, let raw = SSL_get_ex_data(ssl, engineIndex) else { return 0 }
+        let engine = Unmanaged<TLSEngine>.fromOpaque(raw).takeUnretainedValue()
+        engine.received(session)
+        return 0
     }
 }

@@ -159,6 +159,9 @@ struct OneImportTests {
         let address: SocketAddress? = metrics?.remoteAddress
         let start: Deadline? = metrics?.fetchStart
         #expect(address == nil && start == nil)
+        let source: ResolutionSource? = metrics?.resolution
+        let dns: DNSCacheConfiguration? = HTTPClientConfiguration().dnsCache
+        #expect(source == nil && dns?.ttl == .seconds(60))
     }
 
     @Test func reachabilityTypes() throws {

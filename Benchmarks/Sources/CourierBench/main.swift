@@ -25,6 +25,14 @@ configuration.decompression = options.decodeGzip
 if let text = getenv("COURIER_BUSY_POLL_US").map({ String(cString: $0) }), let micros = Int64(text), micros > 0 {
     configuration.busyPoll = .microseconds(micros)
 }
+// COURIER_TLS_RESUMPTION=0: every TLS handshake is a full one (the new-connections workload runs
+// Courier with and without resumption).
+if let text = getenv("COURIER_TLS_RESUMPTION").map({ String(cString: $0) }), text == "0" {
+    configuration.tlsSessionResumption = false
+}
+// COURIER_CONNECTION_CLOSE=1: every request sends `Connection: close`, so each one makes a new
+// connection (and, over TLS, a handshake).
+let connectionClose = getenv("COURIER_CONNECTION_CLOSE").map { String(cString: $0) == "1" } ?? false
 if let ca = options.caFile {
     configuration.tls.trustRoots = [.file(ca)]
 } else if options.insecure {
@@ -35,14 +43,16 @@ let client: HTTPClient
 let request: HTTPClientRequest
 do {
     client = try HTTPClient(configuration: configuration)
-    request = try HTTPClientRequest(method: .GET, url: options.url)
+    var made = try HTTPClientRequest(method: .GET, url: options.url)
+    if connectionClose { try made.headers.append(name: "Connection", value: "close") }
+    request = made
 } catch {
     writeStandardError("CourierBench: \(error)\n")
     exit(1)
 }
 
 /// Totals over all workers, read once every worker is done.
-let totals = Mutex((requests: 0, bytes: 0, errors: 0))
+let totals = Mutex((requests: 0, bytes: 0, errors: 0, handshakes: 0, resumed: 0))
 let finished = DispatchSemaphore(value: 0)
 
 /// One worker: `remaining` requests, one at a time.
@@ -53,6 +63,8 @@ final class Worker: HTTPClientResponseDelegate, @unchecked Sendable {
     private var requests = 0
     private var bytes = 0
     private var errors = 0
+    private var handshakes = 0
+    private var resumed = 0
     private var statusOK = false
 
     init(requests: Int) { remaining = requests }
@@ -74,6 +86,10 @@ final class Worker: HTTPClientResponseDelegate, @unchecked Sendable {
     func didFinish(_ execution: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
         requests += 1
         if !statusOK { errors += 1 }
+        if metrics.tlsStart != nil {
+            handshakes += 1
+            if metrics.tlsSessionReused { resumed += 1 }
+        }
         next()
     }
 
@@ -89,7 +105,10 @@ final class Worker: HTTPClientResponseDelegate, @unchecked Sendable {
             start()
             return
         }
-        totals.withLock { $0.requests += requests; $0.bytes += bytes; $0.errors += errors }
+        totals.withLock {
+            $0.requests += requests; $0.bytes += bytes; $0.errors += errors
+            $0.handshakes += handshakes; $0.resumed += resumed
+        }
         finished.signal()
     }
 }
@@ -101,4 +120,8 @@ for _ in workers { finished.wait() }
 let seconds = Double((Deadline.now() - start).nanoseconds) / 1e9
 client.shutdown()
 let result = totals.withLock { $0 }
+if result.handshakes > 0 {
+    // Read by Client/run.py for the new-connections workload.
+    writeStandardError("CourierBench: \(result.resumed) of \(result.handshakes) handshakes resumed\n")
+}
 print(DriverReport(requests: result.requests, bytes: result.bytes, seconds: seconds, errors: result.errors).json)

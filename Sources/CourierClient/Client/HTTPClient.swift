@@ -35,7 +35,7 @@ public final class HTTPClient: Sendable {
         self.eventLoopGroup = eventLoopGroup
         self.ownsGroup = ownsGroup
         self.isShared = isShared
-        self.pool = ConnectionPool(group: eventLoopGroup, resolver: Resolver(), configuration: configuration)
+        self.pool = ConnectionPool(group: eventLoopGroup, resolver: Resolver(cache: configuration.dnsCache), configuration: configuration)
     }
 
     /// The process-wide client for the common case: default configuration, one event loop per

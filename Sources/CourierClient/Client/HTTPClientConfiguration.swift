@@ -36,6 +36,18 @@ public struct HTTPClientConfiguration: Sendable {
     /// Busy polling of the client's own loops (``EventLoop/init(name:busyPoll:)``): off by
     /// default; lowers latency for a sequential client on a dedicated core.
     public var busyPoll: TimeAmount? = nil
+    /// The client's DNS cache, shared by its connections: answers kept for `ttl` (60 s, like
+    /// curl), negative answers 5 s, one lookup in flight per name however many connections
+    /// wait for it (``DNSCacheConfiguration``). nil: every connection calls `getaddrinfo`.
+    public var dnsCache: DNSCacheConfiguration? = .default
+    /// Resume TLS sessions (TLS 1.2 tickets, RFC 5077; TLS 1.3 PSK, RFC 8446 §2.2): a new
+    /// connection offers a session an earlier connection to the same origin (host, port, SNI)
+    /// with the same TLS configuration received, and skips the certificate exchange when the
+    /// server accepts it. The server trust evaluator still judges every connection, resumed or
+    /// not, with the chain of the session's full handshake. Sessions are kept per client (per
+    /// origin at most ``maximumConnectionsPerHost`` or 8, whichever is more; 128 origins) and
+    /// released at shutdown. Off: every handshake is full.
+    public var tlsSessionResumption = true
 
     public init() {}
 }

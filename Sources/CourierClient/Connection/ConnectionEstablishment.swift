@@ -7,6 +7,7 @@ import CourierTLS
 struct ConnectionEstablishment {
     var resolveStart: Deadline?
     var resolveEnd: Deadline?
+    var resolution: ResolutionSource?
     var connectStart: Deadline?
     var connectEnd: Deadline?
     var tlsStart: Deadline?

@@ -48,6 +48,7 @@ extension HTTP1Connection {
     func connected(_ connected: ConnectedSocket) {
         guard phase == .connecting else { connected.socket.close(); return }
         establishment.resolveEnd = connected.resolved
+        establishment.resolution = connected.resolution
         establishment.connectEnd = connected.connected
         establishment.remoteAddress = connected.remoteAddress
         establishment.localAddress = connected.socket.localAddress
@@ -178,6 +179,13 @@ extension HTTP1Connection {
             return
         }
         tls = engine
+        if let sessions = pool.tlsSessions {
+            let sessionKey = TLSSessionKey(host: key.origin.host, port: key.origin.port,
+                                           serverName: engine.serverName, configuration: context.configuration)
+            if let session = sessions.take(for: sessionKey) { engine.offer(session) }
+            engine.onNewSession = { session in sessions.store(session, for: sessionKey) }
+            engine.onSessionsInvalidated = { invalid in sessions.remove(invalid, for: sessionKey) }
+        }
         if cipherIn.readableBytes > 0 { engine.feedCiphertext(cipherIn); cipherIn.clear() }
         // Bytes read while the context was being built went to the plaintext buffer (no engine
         // yet): they are the server's first ciphertext.

@@ -280,6 +280,7 @@ public final class HTTPRequestExecution: @unchecked Sendable {
         if !reused {
             metrics.resolveStart = establishment.resolveStart
             metrics.resolveEnd = establishment.resolveEnd
+            metrics.resolution = establishment.resolution
             metrics.connectStart = establishment.connectStart
             metrics.connectEnd = establishment.connectEnd
             metrics.tlsStart = establishment.tlsStart
@@ -290,6 +291,7 @@ public final class HTTPRequestExecution: @unchecked Sendable {
         if let info = establishment.tlsInfo {
             metrics.tlsVersion = info.version
             metrics.tlsCipher = info.cipher
+            metrics.tlsSessionReused = info.sessionReused
             metrics.peerCertificates = info.verifiedChain
         }
         metrics.requestStart = nil

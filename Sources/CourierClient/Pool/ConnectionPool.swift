@@ -22,6 +22,8 @@ final class ConnectionPool: Sendable {
 
     let group: EventLoopGroup
     let resolver: Resolver
+    /// The client's resumable TLS sessions; nil when resumption is off.
+    let tlsSessions: TLSSessionCache?
     private let configuration: HTTPClientConfiguration
     private let state = Mutex(State())
     private let contexts = Mutex<[TLSConfiguration: TLSContext]>([:])
@@ -34,6 +36,11 @@ final class ConnectionPool: Sendable {
         self.group = group
         self.resolver = resolver
         self.configuration = configuration
+        // Up to one session per connection the pool may open to an origin at once: TLS 1.3
+        // tickets arrive right after each handshake and are used once, so a burst of new
+        // connections needs that many (8 at least).
+        let limits = TLSSessionCache.Limits(sessionsPerOrigin: max(8, configuration.maximumConnectionsPerHost))
+        self.tlsSessions = configuration.tlsSessionResumption ? TLSSessionCache(limits: limits) : nil
     }
 
     /// The OpenSSL context already built for `configuration`, if any (one per configuration,
@@ -152,6 +159,8 @@ final class ConnectionPool: Sendable {
 
     private func checkShutdownComplete() {
         guard state.withLock({ $0.isShutDown && $0.shutdownPending.isEmpty }) else { return }
+        // Every connection is gone: release the sessions (their SSL_SESSION references).
+        tlsSessions?.removeAll()
         let waiting = shutdownDone.withLock { waiting -> [@Sendable () -> Void] in
             defer { waiting.removeAll() }
             return waiting

@@ -28,10 +28,19 @@ public struct HTTPClientMetrics: Sendable {
     /// Decoded body bytes delivered to the delegate.
     public var bodyBytesDelivered: Int64 = 0
     public var reusedConnection = false
+    /// Where a new connection's addresses came from (the client's DNS cache, another
+    /// connection's lookup in flight, a lookup of its own, none for an IP literal); nil on a
+    /// reused connection.
+    public var resolution: ResolutionSource?
+    /// Whether a new connection's addresses were served from the client's DNS cache.
+    public var resolvedFromCache: Bool { resolution == .cache }
     public var localAddress: SocketAddress?
     public var remoteAddress: SocketAddress?
     public var tlsVersion: String?
     public var tlsCipher: String?
+    /// Whether the connection's TLS handshake resumed an earlier session (a TLS 1.2 ticket or a
+    /// TLS 1.3 PSK) rather than a full handshake.
+    public var tlsSessionReused = false
     /// The verified peer chain, leaf first, for a pinning policy to judge.
     public var peerCertificates: [TLSCertificate] = []
     /// Redirects followed before this request (each request of a chain has metrics of its own,

@@ -7,6 +7,9 @@ public struct ConnectedSocket {
     /// When name resolution finished (equal to `started` for IP literals and Unix paths).
     public let resolved: Deadline
     public let connected: Deadline
+    /// Where the addresses came from: the client's DNS cache, another connection's lookup in
+    /// flight, a lookup of its own, or nothing (an IP literal, a Unix path).
+    public let resolution: ResolutionSource
 }
 
 /// Opens a TCP connection with Happy Eyeballs v2 (``HappyEyeballsStateMachine``), or a
@@ -24,6 +27,8 @@ public final class Connector {
     private var resolutionTimer: TimerID?
     private var timeoutTimer: TimerID?
     private var resolvedAt: Deadline?
+    /// The costliest source among the answers received so far.
+    private var resolution: ResolutionSource?
     /// The connector keeps itself alive until it completes: callers need not hold it.
     private var retainedWhileRunning: Connector?
 
@@ -47,9 +52,10 @@ public final class Connector {
         connector.armTimeout(deadline)
         let bound = LoopBound(connector, loop: loop)
         for family in [SocketAddress.Family.ipv6, .ipv4] {
-            connector.lookups.append(resolver.resolve(host: host, port: port, family: family, on: loop) { result in
+            connector.lookups.append(resolver.resolveWithSource(host: host, port: port, family: family, on: loop) { result, source in
                 let connector = bound.value
                 if connector.resolvedAt == nil, case .success = result { connector.resolvedAt = .now() }
+                connector.resolution = connector.resolution?.combined(with: source) ?? source
                 connector.feed(.resolved(family, result))
             })
         }
@@ -66,6 +72,7 @@ public final class Connector {
         let connector = Connector(loop: loop, resolver: resolver, host: path, completion: completion)
         connector.retainedWhileRunning = connector
         connector.resolvedAt = .now()
+        connector.resolution = .literal
         connector.armTimeout(deadline)
         do {
             let address = try SocketAddress(unixPath: path)
@@ -119,7 +126,8 @@ public final class Connector {
             for id in close { attempts.removeValue(forKey: id)?.abandon() }
             guard let attempt = attempts.removeValue(forKey: winner), let socket = attempt.handOver() else { return }
             finish(.success(ConnectedSocket(socket: socket, remoteAddress: attempt.address,
-                                            resolved: resolvedAt ?? .now(), connected: .now())))
+                                            resolved: resolvedAt ?? .now(), connected: .now(),
+                                            resolution: resolution ?? .lookup)))
         case .fail(let error, let close):
             for id in close { attempts.removeValue(forKey: id)?.abandon() }
             finish(.failure(error))

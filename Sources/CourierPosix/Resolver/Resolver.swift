@@ -41,11 +41,24 @@ public final class ResolveHandle: Sendable {
 
 /// Runs `getaddrinfo` off the event loops, on a concurrent dispatch queue (it blocks, and a
 /// slow DNS server must never stall a loop), and delivers the result back on the loop.
+///
+/// With a ``DNSCache`` (``init(queue:cache:)``), answers are kept for its TTL and one lookup in
+/// flight serves every caller asking for the same (host, port, family).
 public final class Resolver: Sendable {
     private let queue: DispatchQueue
+    /// The cache every lookup goes through; nil: every lookup calls `getaddrinfo`.
+    public let cache: DNSCache?
 
-    public init(queue: DispatchQueue = DispatchQueue(label: "courier.resolver", attributes: .concurrent)) {
+    public init(
+        queue: DispatchQueue = DispatchQueue(label: "courier.resolver", attributes: .concurrent),
+        cache configuration: DNSCacheConfiguration? = nil
+    ) {
         self.queue = queue
+        self.cache = configuration.map { configuration in
+            DNSCache(configuration: configuration, start: { queue.async(execute: $0) }) { key in
+                Resolver.lookup(host: key.host, port: key.port, family: key.family)
+            }
+        }
     }
 
     /// Resolves `host` (a name or an IP literal) for TCP on `port`. `family` nil asks for any.
@@ -58,19 +71,45 @@ public final class Resolver: Sendable {
         on loop: EventLoop,
         _ completion: @escaping @Sendable (Result<[SocketAddress], ResolverError>) -> Void
     ) -> ResolveHandle {
-        let handle = ResolveHandle(onCancel: { loop.execute { completion(.failure(.cancelled)) } })
+        resolveWithSource(host: host, port: port, family: family, on: loop) { result, _ in completion(result) }
+    }
+
+    /// ``resolve(host:port:family:on:_:)``, also telling where the answer came from (the cache,
+    /// another caller's lookup, a lookup of its own, or nothing for an IP literal).
+    @discardableResult
+    public func resolveWithSource(
+        host: String,
+        port: Int,
+        family: SocketAddress.Family? = nil,
+        on loop: EventLoop,
+        _ completion: @escaping @Sendable (Result<[SocketAddress], ResolverError>, ResolutionSource) -> Void
+    ) -> ResolveHandle {
         if let literal = try? SocketAddress(ipAddress: host, port: port) {
+            let handle = ResolveHandle(onCancel: { loop.execute { completion(.failure(.cancelled), .literal) } })
             let matches = family == nil || family == literal.family
             loop.execute {
                 guard handle.claim() else { return }
-                completion(matches ? .success([literal]) : .failure(.noAddresses(host: host)))
+                completion(matches ? .success([literal]) : .failure(.noAddresses(host: host)), .literal)
             }
             return handle
         }
-        queue.async {
-            let result = Self.lookup(host: host, port: port, family: family)
+        guard let cache else {
+            let handle = ResolveHandle(onCancel: { loop.execute { completion(.failure(.cancelled), .lookup) } })
+            queue.async {
+                let result = Self.lookup(host: host, port: port, family: family)
+                guard handle.claim() else { return }
+                loop.execute { completion(result, .lookup) }
+            }
+            return handle
+        }
+        let ticket = cache.ticket(for: DNSCacheKey(host: host, port: port, family: family))
+        let handle = ResolveHandle(onCancel: {
+            cache.cancel(ticket)
+            loop.execute { completion(.failure(.cancelled), .lookup) }
+        })
+        cache.resolve(ticket) { result, source in
             guard handle.claim() else { return }
-            loop.execute { completion(result) }
+            loop.execute { completion(result, source) }
         }
         return handle
     }
