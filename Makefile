@@ -78,6 +78,8 @@ TSAN_FILTER := TSanMutexTests|CourierPosixTests|RedirectHandlerTests|PoolLimitTe
 TSAN_FILTER := $(TSAN_FILTER)|SOCKSIntegrationTests
 # The cookie jar's lock and the session's cookie glue.
 TSAN_FILTER := $(TSAN_FILTER)|CookieJarTests|CookieSessionTests
+# The TLS session cache: sessions stored from the loop, offered to new connections on any loop.
+TSAN_FILTER := $(TSAN_FILTER)|TLSResumptionTests|TLSSessionCacheTests
 # Reports go to files that are printed, whole, after a failing run: a CI log that keeps only its
 # end still shows both stacks of a race.
 TSAN_REPORTS := $(CURDIR)/.build-tsan/tsan-report
