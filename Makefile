@@ -3,6 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip FuzzResponseSerializers FuzzURL FuzzConnection FuzzEventStream
+FUZZ_TARGETS += FuzzCacheControl FuzzDiskCacheEntry
 
 .PHONY: all build demo test deps linkage test-only test-tsan test-asan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
 

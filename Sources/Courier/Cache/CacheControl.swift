@@ -144,8 +144,14 @@ public struct CacheControl: Sendable, Hashable {
             if index != value.endIndex, value[index] != UInt8(ascii: ",") {
                 valid = false
                 var quoted = false
+                var escaped = false
                 while index != value.endIndex, quoted || value[index] != UInt8(ascii: ",") {
-                    if value[index] == UInt8(ascii: "\"") { quoted.toggle() }
+                    let byte = value[index]
+                    if quoted {
+                        if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { quoted = false }
+                    } else if byte == UInt8(ascii: "\"") {
+                        quoted = true
+                    }
                     index = value.index(after: index)
                 }
             }
