@@ -63,7 +63,7 @@ public struct CacheControl: Sendable, Hashable {
         self.init()
         var seen = 0
         for field in fields where field.name.utf8.count == 13 && field.name.lowercased() == "cache-control" {
-            parse(field.valueBytes, seen: &seen)
+            parse(field.valueBytes[...], seen: &seen)
         }
     }
 
@@ -71,17 +71,19 @@ public struct CacheControl: Sendable, Hashable {
     public init(parsing value: some Collection<UInt8>) {
         self.init()
         var seen = 0
-        parse(value, seen: &seen)
+        parse(ArraySlice(value), seen: &seen)
     }
 
     /// Calls `body` with each directive's lowercased name and unquoted argument ("" for none),
     /// in order, at most ``maximumDirectives`` of them.
     public static func forEachDirective(in value: some Collection<UInt8>, _ body: (String, String) -> Void) {
         var seen = 0
-        forEachDirective(in: value, seen: &seen, body)
+        forEachDirective(in: ArraySlice(value), seen: &seen, body)
     }
 
-    private mutating func parse(_ value: some Collection<UInt8>, seen: inout Int) {
+    // The byte loops work on one concrete type (a generic one would be unspecialised when called
+    // from another module, and slow).
+    private mutating func parse(_ value: ArraySlice<UInt8>, seen: inout Int) {
         Self.forEachDirective(in: value, seen: &seen) { name, argument in
             switch name {
             case "max-age": if maxAge == nil { maxAge = Self.seconds(argument, optional: false) }
@@ -99,7 +101,7 @@ public struct CacheControl: Sendable, Hashable {
         }
     }
 
-    private static func forEachDirective(in value: some Collection<UInt8>, seen: inout Int, _ body: (String, String) -> Void) {
+    private static func forEachDirective(in value: ArraySlice<UInt8>, seen: inout Int, _ body: (String, String) -> Void) {
         var index = value.startIndex
         while index != value.endIndex, seen < maximumDirectives {
             // The name: a token, after optional whitespace and commas.
@@ -172,7 +174,7 @@ public struct CacheControl: Sendable, Hashable {
         return .seconds(total)
     }
 
-    private static func skipWhitespace<C: Collection<UInt8>>(_ value: C, _ start: C.Index) -> C.Index {
+    private static func skipWhitespace(_ value: ArraySlice<UInt8>, _ start: Int) -> Int {
         var index = start
         while index != value.endIndex, value[index] == UInt8(ascii: " ") || value[index] == UInt8(ascii: "\t") {
             index = value.index(after: index)
