@@ -7,18 +7,15 @@ struct CacheKey: Hashable, Sendable {
     var variant: String
 }
 
-/// The in-memory index both stores keep: each URL's variants, each entry's value and its place
-/// in the least-recently-used order. A lookup is a hash of the URL, a walk over that URL's
-/// variants (one, unless the server says Vary), a hash of the key and a list touch: no scan of
-/// the other entries, and no allocation when nothing varies.
+/// The in-memory index both stores keep: each URL's variants with their values and their place
+/// in the least-recently-used order. A lookup is one hash of the URL, a walk over that URL's
+/// variants (one, unless the server says Vary) and a list touch: no scan of the other entries,
+/// and no allocation when nothing varies.
 struct CacheIndex<Value> {
-    struct Variant {
+    private struct Variant {
         /// The Vary names of the stored response (sorted, lowercased).
         var names: [String]
         var key: String
-    }
-
-    private struct Slot {
         var value: Value
         var node: Int
     }
@@ -27,10 +24,9 @@ struct CacheIndex<Value> {
     static var maximumVariants: Int { 16 }
 
     private var variants: [HTTPURL: [Variant]] = [:]
-    private var slots: [CacheKey: Slot] = [:]
     private var order = LRUList<CacheKey>()
 
-    var count: Int { slots.count }
+    var count: Int { order.count }
 
     /// The entry for `request` (its URL, and the variant whose Vary fields the request matches),
     /// now the most recently used.
@@ -39,10 +35,8 @@ struct CacheIndex<Value> {
         for variant in candidates {
             let requestKey = variant.names.isEmpty ? "" : CacheRules.variantKey(names: variant.names, request: request.headers)
             guard requestKey == variant.key else { continue }
-            let key = CacheKey(url: url, variant: variant.key)
-            guard let slot = slots[key] else { continue }
-            order.touch(slot.node)
-            return (key, slot.value)
+            order.touch(variant.node)
+            return (CacheKey(url: url, variant: variant.key), variant.value)
         }
         return nil
     }
@@ -58,33 +52,29 @@ struct CacheIndex<Value> {
     mutating func insert(_ value: Value, at key: CacheKey, names: [String]) -> [Value] {
         var displaced: [Value] = []
         if let old = remove(key) { displaced.append(old) }
-        var list = variants[key.url] ?? []
-        if list.count >= Self.maximumVariants, let first = list.first,
+        if let list = variants[key.url], list.count >= Self.maximumVariants, let first = list.first,
            let old = remove(CacheKey(url: key.url, variant: first.key)) {
             displaced.append(old)
-            list = variants[key.url] ?? []
         }
-        list.append(Variant(names: names, key: key.variant))
-        variants[key.url] = list
-        slots[key] = Slot(value: value, node: order.insert(key))
+        let node = order.insert(key)
+        variants[key.url, default: []].append(Variant(names: names, key: key.variant, value: value, node: node))
         return displaced
     }
 
     @discardableResult
     mutating func remove(_ key: CacheKey) -> Value? {
-        guard let slot = slots.removeValue(forKey: key) else { return nil }
-        order.remove(slot.node)
-        if var list = variants[key.url] {
-            list.removeAll { $0.key == key.variant }
-            variants[key.url] = list.isEmpty ? nil : list
-        }
-        return slot.value
+        guard var list = variants[key.url], let index = list.firstIndex(where: { $0.key == key.variant }) else { return nil }
+        let removed = list.remove(at: index)
+        order.remove(removed.node)
+        variants[key.url] = list.isEmpty ? nil : list
+        return removed.value
     }
 
     /// Removes every variant stored for `url`.
     mutating func remove(url: HTTPURL) -> [Value] {
-        guard let list = variants[url] else { return [] }
-        return list.compactMap { remove(CacheKey(url: url, variant: $0.key)) }
+        guard let list = variants.removeValue(forKey: url) else { return [] }
+        for variant in list { order.remove(variant.node) }
+        return list.map(\.value)
     }
 
     /// Removes and returns the least recently used entry.
@@ -93,7 +83,7 @@ struct CacheIndex<Value> {
         return (key, value)
     }
 
-    func value(at key: CacheKey) -> Value? { slots[key]?.value }
+    func value(at key: CacheKey) -> Value? { variants[key.url]?.first { $0.key == key.variant }?.value }
 
     var keysFromOldest: [CacheKey] { order.keysFromOldest }
 
