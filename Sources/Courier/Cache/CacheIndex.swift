@@ -32,11 +32,13 @@ struct CacheIndex<Value> {
     /// now the most recently used.
     mutating func lookup(_ request: Request) -> (key: CacheKey, value: Value)? {
         guard let url = request.httpURL, let candidates = variants[url] else { return nil }
-        for variant in candidates {
-            let requestKey = variant.names.isEmpty ? "" : CacheRules.variantKey(names: variant.names, request: request.headers)
-            guard requestKey == variant.key else { continue }
-            order.touch(variant.node)
-            return (CacheKey(url: url, variant: variant.key), variant.value)
+        // By index: copying a whole variant (its value's fields) per step would retain them all.
+        for index in candidates.indices {
+            let names = candidates[index].names
+            let requestKey = names.isEmpty ? "" : CacheRules.variantKey(names: names, request: request.headers)
+            guard requestKey == candidates[index].key else { continue }
+            order.touch(candidates[index].node)
+            return (CacheKey(url: url, variant: requestKey), candidates[index].value)
         }
         return nil
     }
