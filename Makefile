@@ -3,7 +3,6 @@ SHELL := /bin/bash
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzRequestRoundTrip FuzzResponseSerializers FuzzURL FuzzConnection FuzzEventStream
-FUZZ_TARGETS += FuzzCacheControl FuzzDiskCacheEntry
 
 .PHONY: all build demo test deps linkage test-only test-tsan test-asan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
 
@@ -102,6 +101,9 @@ soak: deps
 	  ./Soak/run.sh "$$($(SWIFT) build -c $(SOAK_CONFIG) --show-bin-path)/CourierSoak"
 
 # libFuzzer targets (see Fuzz/README.md). FUZZ_SECONDS per target.
+# The HTTP cache: Cache-Control values and the disk cache's entry files.
+FUZZ_TARGETS += FuzzCacheControl FuzzDiskCacheEntry
+
 fuzz-build: deps
 	cd Fuzz && $(SWIFT) build -c release --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address
 
