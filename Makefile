@@ -128,6 +128,9 @@ soak: deps
 	  ./Soak/run.sh "$$($(SWIFT) build -c $(SOAK_CONFIG) --show-bin-path)/CourierSoak"
 
 # libFuzzer targets (see Fuzz/README.md). FUZZ_SECONDS per target.
+# The HTTP cache: Cache-Control values and the disk cache's entry files.
+FUZZ_TARGETS += FuzzCacheControl FuzzDiskCacheEntry
+
 fuzz-build: deps
 	cd Fuzz && $(SWIFT) build -c release --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address
 

@@ -95,5 +95,17 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "Courier", package: rootIdentity)],
             swiftSettings: swiftSettings
         ),
+        // The Courier layer's HTTP cache: Cache-Control values from the network, and the disk
+        // cache's entry files (which a crash may tear or a disk corrupt).
+        .executableTarget(
+            name: "FuzzCacheControl",
+            dependencies: ["FuzzSupport", .product(name: "Courier", package: rootIdentity)],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzDiskCacheEntry",
+            dependencies: ["FuzzSupport", .product(name: "Courier", package: rootIdentity)],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

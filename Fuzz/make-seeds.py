@@ -659,3 +659,54 @@ for name, (config, data) in sorted(cookie_seeds.items()):
 
 for t in ("FuzzResponseParser", "FuzzChunkedDecoder", "FuzzContentDecoder", "FuzzRequestRoundTrip", "FuzzURL", "FuzzConnection", "FuzzEventStream", "FuzzSOCKSReply", "FuzzCookies"):
     print(t, len(os.listdir(os.path.join(HERE, "Corpus", t))), "seeds")
+
+# ---------------------------------------------------------------------------------------------
+# FuzzCacheControl: 1 cut selector byte (0: no cut), then a Cache-Control value.
+cache_control_values = {
+    "typical": "public, max-age=3600",
+    "private": "private, max-age=0, must-revalidate",
+    "no-store": "no-store",
+    "qualified-no-cache": 'no-cache="Set-Cookie, X-A", max-age=5',
+    "request": "max-stale, min-fresh=10, only-if-cached, no-cache",
+    "quoted-pair": 'private="a\\"b", max-age="7"',
+    "hostile-empty": "=, ==, max-age=5,,",
+    "hostile-unterminated": 'max-age="60, no-store',
+    "huge-number": "max-age=" + "9" * 40,
+    "negative": "max-age=-1, s-maxage=1.5",
+    "upper": "MAX-AGE=10, No-Cache, IMMUTABLE",
+    "many": ", ".join("x%d=%d" % (i, i) for i in range(80)),
+}
+reset("FuzzCacheControl")
+for i, (name, value) in enumerate(sorted(cache_control_values.items())):
+    write("FuzzCacheControl", name, bytes([i % 3]) + value.encode())
+
+
+# FuzzDiskCacheEntry: a whole entry file (Sources/Courier/Cache/DiskCacheEntry.swift's layout).
+def fnv1a(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h ^= b
+        h = (h * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def disk_entry(url, variant, names, stored, status, fields, body):
+    def s(text):
+        b = text.encode()
+        return struct.pack("<I", len(b)) + b
+    meta = s(url) + s(variant) + struct.pack("<Q", len(names)) + b"".join(s(n) for n in names)
+    meta += struct.pack("<d", stored) + struct.pack("<Q", status) + struct.pack("<Q", len(fields))
+    meta += b"".join(s(n) + s(v) for n, v in fields)
+    return b"CRCE" + bytes([1, 0, 0, 0]) + struct.pack("<IQQ", len(meta), len(body), fnv1a(meta + body)) + meta + body
+
+
+reset("FuzzDiskCacheEntry")
+plain = disk_entry("http://c.test/a", "", [], 1700000000.5, 200, [("Cache-Control", "max-age=60"), ("ETag", '"v1"')], b"hello")
+write("FuzzDiskCacheEntry", "plain", plain)
+write("FuzzDiskCacheEntry", "vary", disk_entry("https://c.test:8443/p?q=1", "accept-language:en\n", ["accept-language"], 0.0, 404,
+                                               [("Vary", "Accept-Language"), ("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")], b""))
+write("FuzzDiskCacheEntry", "torn", plain[:-3])
+write("FuzzDiskCacheEntry", "flipped", plain[:40] + bytes([plain[40] ^ 0xFF]) + plain[41:])
+write("FuzzDiskCacheEntry", "empty", b"")
+for t in ("FuzzCacheControl", "FuzzDiskCacheEntry"):
+    print(t, len(os.listdir(os.path.join(HERE, "Corpus", t))), "seeds")

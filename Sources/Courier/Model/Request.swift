@@ -53,6 +53,9 @@ public struct Request: Sendable {
     /// Alamofire's `validate()` per request. nil: the serializer's. Applies to data and upload
     /// tasks; the task's first request decides.
     public var validation: ResponseValidator?
+    /// How this request uses the session's cache (``SessionConfiguration/responseCache``):
+    /// RFC 9111's rules by default. The task's first request decides.
+    public var cachePolicy: CachePolicy = .useProtocolCachePolicy
     /// This task's interceptor (Alamofire's per-request `interceptor`): its adapter runs before
     /// the session's on every attempt, and its retrier is asked before the session's when an
     /// attempt fails (``SessionConfiguration/interceptor``). As for ``validation``, the task's

@@ -29,8 +29,10 @@ public struct SessionConfiguration: Sendable {
     public var progressInterval: Double = 0.05
     /// Where downloads are written until the destination closure names their final place.
     public var temporaryDirectory: URL = FileManager.default.temporaryDirectory
-    /// An HTTP cache for GET responses (RFC 9111 freshness only), consulted and filled by data
-    /// tasks; nil (the default) for none.
+    /// A private HTTP cache for GET responses (RFC 9111: freshness, revalidation with 304s, Vary,
+    /// invalidation by unsafe methods), consulted and filled by data tasks
+    /// (``MemoryResponseCache``, ``DiskResponseCache``); nil (the default) for none. Each
+    /// request's ``Request/cachePolicy`` says how it uses it.
     public var responseCache: ResponseCache? = nil
     /// Adapts every request before each attempt and decides whether a failed attempt is made
     /// again (Alamofire's `Session(interceptor:)`): a ``RetryPolicy``, an

@@ -209,12 +209,12 @@ public final class SessionManager: Sendable {
     /// an awaiting Swift task directly (`canHandOff`: the task has such a route and no last
     /// progress update is queued ahead of it): when nothing
     /// needs the completion queue — no completion or metrics hook, no event subscriber, no event
-    /// monitor, no completion group, no response cache that may store it. Otherwise its completion is counted
+    /// monitor, no completion group, no response cache that may store it or be invalidated by it. Otherwise its completion is counted
     /// as on its way through the queues (``deliverOnCompletionQueue(of:outcome:finished:)``), which
     /// invalidation waits for. One lock for all of it.
     func taskEnded(_ task: SessionTask, canHandOff: Bool) -> Bool {
         let queueNeeded = !canHandOff || completionGroup != nil || eventHub.hasSubscribers || hasEventMonitors
-            || (task.kind == .data && configuration.responseCache != nil)
+            || (task.kind != .download && configuration.responseCache != nil)
         let handOff = state.withLock { state in
             state.tasks.removeValue(forKey: task.taskIdentifier)
             let handOff = !queueNeeded && state.hooks.taskDidComplete == nil && state.hooks.taskDidFinishCollectingMetrics == nil
@@ -260,13 +260,6 @@ public final class SessionManager: Sendable {
         }
     }
 
-    func cachedResponse(for request: Request) -> CachedResponse? {
-        guard let cache = configuration.responseCache, CacheRules.requestAllowsCache(request),
-              let cached = cache.cachedResponse(for: request) else { return nil }
-        guard CacheRules.isFresh(cached) else { return nil }
-        return cached
-    }
-
     /// The through-the-queues route's last leg (``TaskCompletion``): runs `task`'s response-cache
     /// store, the metrics and completion events (the metrics and completion hooks among them, on
     /// this queue), the caller's callback and resume-data handlers on the completion queue, once
@@ -277,14 +270,7 @@ public final class SessionManager: Sendable {
             let (willCache, didFinishMetrics, didComplete) = state.withLock { state in
                 (state.hooks.dataTaskWillCacheResponse, state.hooks.taskDidFinishCollectingMetrics != nil, state.hooks.taskDidComplete != nil)
             }
-            if outcome.error == nil, task.kind == .data, let cache = configuration.responseCache, let response = outcome.response,
-               let data = outcome.data, outcome.metrics.transactionMetrics.isEmpty == false,
-               CacheRules.isStorable(response, for: outcome.request) {
-                let proposal = CachedResponse(response: response, data: data)
-                report(.willCache, onCompletionQueue: true, hooked: false) { .willCache(task, proposal) }
-                let accepted = willCache.map { $0(task, proposal) } ?? proposal
-                if let accepted { cache.storeCachedResponse(accepted, for: outcome.request) }
-            }
+            updateCache(after: task, outcome: outcome, willCache: willCache)
             report(.metrics, onCompletionQueue: true, hooked: didFinishMetrics) { .metrics(task, outcome.metrics) }
             report(.completed, onCompletionQueue: true, hooked: didComplete) {
                 .completed(TaskCompletion(task: task, outcome: outcome, finished: finished))

@@ -92,9 +92,23 @@ extension SessionTask {
                 run(core.withLock { $0.machine.preparationFailed(preflightError) })
                 return
             }
-            if kind == .data, let cached = manager.cachedResponse(for: originalRequest) {
-                run(core.withLock { $0.machine.answeredFromCache(cached.response, data: cached.data) })
-                return
+            if kind == .data {
+                // The session's cache (RFC 9111): answer now, revalidate, or go to the network.
+                switch manager.cacheDecision(for: originalRequest) {
+                case .fresh(let cached):
+                    run(core.withLock { $0.machine.answeredFromCache(cached.response, data: cached.data) })
+                    return
+                case .validate(let stored, let conditional):
+                    core.withLock { $0.machine.revalidating(stored) }
+                    request = CacheRules.conditionalRequest(request, conditional)
+                case .unavailable:
+                    run(core.withLock { $0.machine.preparationFailed(CourierError(
+                        .resourceUnavailable, failingURL: originalRequest.url,
+                        detail: "the cache policy forbids the network and nothing is stored for the request")) })
+                    return
+                case .miss:
+                    break
+                }
             }
             // A Digest nonce this session answered for the origin is reused (RFC 7616 §3.4).
             request = manager.digestNonces.authorizing(request)

@@ -18,6 +18,10 @@ public struct TaskMetrics: Sendable {
     /// to a challenge (the redirects the transport follows within one are in
     /// ``redirectCount``). 0 when the task ended before its first attempt.
     public var attemptCount: Int = 0
+    /// Where the response came from: the network, the session's cache without a request
+    /// (``transactionMetrics`` then is empty), or the cache after a `304 Not Modified`
+    /// (RFC 9111 §4.3.4; the 304's transaction is in ``transactionMetrics``).
+    public var responseSource: ResponseSource = .network
 
     /// The task's duration in seconds.
     public var duration: Double { taskEnd.timeIntervalSince(taskStart) }

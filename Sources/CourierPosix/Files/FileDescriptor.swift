@@ -69,6 +69,11 @@ public struct FileDescriptor: Hashable, Sendable {
         try Syscall.blocking("lseek", lseek(rawValue, off_t(length), SEEK_SET))
     }
 
+    /// Flushes the file's data and metadata to the device (`fsync(2)`).
+    public func synchronize() throws(PosixError) {
+        try Syscall.blocking("fsync", fsync(rawValue))
+    }
+
     /// Closes the descriptor and reports a failure (a write that could not be flushed, on some
     /// file systems). `EINTR` is not retried: on Linux the descriptor is released even then.
     public func close() throws(PosixError) {
@@ -104,6 +109,12 @@ public enum FileSystem {
     /// Whether this process may read the file at `path` (`access(2)` with `R_OK`).
     public static func isReadable(_ path: String) -> Bool {
         (try? Syscall.blocking("access", access(path, R_OK))) != nil
+    }
+
+    /// Moves `source` to `destination` in one step, replacing a file already there (`rename(2)`):
+    /// a reader sees the old file or the new one, never a mix.
+    public static func rename(_ source: String, to destination: String) throws(PosixError) {
+        try Syscall.blocking("rename", Glibc.rename(source, destination))
     }
 
     /// Removes the file at `path` (`unlink(2)`); a failure is ignored (the file may be gone).

@@ -107,12 +107,17 @@ import Testing
         #expect(CacheRules.isStorable(Self.response(200, fresh), for: get))
         #expect(!CacheRules.isStorable(Self.response(200, ["Cache-Control": "max-age=60, no-store"]), for: get))
         #expect(!CacheRules.isStorable(Self.response(200, ["Cache-Control": "no-cache, max-age=60"]), for: get))
-        #expect(!CacheRules.isStorable(Self.response(404, fresh), for: get))
+        // A status the cache does not store even with explicit freshness: it combines no partial
+        // content (RFC 9111 §3.3). (404 is heuristically cacheable, RFC 9110 §15.1: stored.)
+        #expect(!CacheRules.isStorable(Self.response(206, fresh), for: get))
+        #expect(CacheRules.isStorable(Self.response(404, fresh), for: get))
         #expect(!CacheRules.isStorable(Self.response(200, [:]), for: get))
         #expect(!CacheRules.isStorable(Self.response(200, fresh), for: Request(url: Self.url, method: .POST)))
         #expect(!CacheRules.isStorable(Self.response(200, fresh), for: Request(url: Self.url, headers: ["Authorization": "Basic eA=="])))
         #expect(!CacheRules.requestAllowsCache(Request(url: Self.url, headers: ["Cache-Control": "no-cache"])))
-        #expect(!CacheRules.isStorable(Self.response(200, ["Cache-Control": "max-age=60", "Vary": "Accept"]), for: get), "keyed by URL only")
+        // Vary is a secondary key now (RFC 9111 §4.1); `Vary: *` never matches, so it is not stored.
+        #expect(!CacheRules.isStorable(Self.response(200, ["Cache-Control": "max-age=60", "Vary": "*"]), for: get), "Vary: * never matches")
+        #expect(CacheRules.isStorable(Self.response(200, ["Cache-Control": "max-age=60", "Vary": "Accept"]), for: get), "stored by its Vary values")
         #expect(CacheRules.directives(["Cache-Control": "=, ==, max-age=5,,"]) == ["max-age": "5"], "empty names are skipped, not trapped on")
     }
 

@@ -134,6 +134,7 @@ struct MachineFixture {
             case .deciding(nil): return "deciding"
             case .deciding: return "decidingHeld"
             case .discarding: return "discarding"
+            case .servingStored: return "servingStored"
             case .delivering(writingHeld: true): return "writingHeld"
             case .delivering: return attempt.transportPaused ? "paused" : "delivering"
             }

@@ -29,6 +29,9 @@ extension TaskStateMachine {
         case deciding(held: ByteBuffer?)
         /// Read and drop this response's body, then make ``pendingRequest``.
         case discarding
+        /// The response is a `304 Not Modified` that revalidated the stored response (RFC 9111
+        /// §4.3.4): its (empty) body is dropped and the task ends with the stored body.
+        case servingStored
         /// The response is the task's. `writingHeld`: a part held while deciding is being
         /// handed to the download sink; the end waits for it.
         case delivering(writingHeld: Bool)

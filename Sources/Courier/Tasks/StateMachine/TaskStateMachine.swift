@@ -90,6 +90,11 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
     let downloadPath: String?
     /// Why a cancellation (or a sink failure) ends the task.
     private(set) var cancellation: CourierError?
+    /// The stored response the first request revalidates (its conditional fields are on it): a
+    /// 304 answers with it (``revalidating(_:)``).
+    private(set) var revalidating: CachedResponse?
+    /// Where the response came from (``TaskMetrics/responseSource``).
+    private(set) var responseSource: ResponseSource = .network
 
     init(
         request: Request, kind: SessionTask.Kind, bodyLimit: Int, downloadPath: String? = nil, resumeOffset: Int64 = 0,
@@ -180,7 +185,17 @@ extension TaskStateMachine {
         response = cached
         body = data
         bodyBytes = Int64(data.count)
+        responseSource = .cache
         return Actions(.announceDownload(completed: bodyBytes, total: bodyBytes)) + complete(.success(.data(data)))
+    }
+
+    /// The session found a stale (or `no-cache`) stored response and prepares a conditional
+    /// request for it (RFC 9111 §4.3.1): a `304` to the first attempt, without a redirect, then
+    /// completes the task with `stored` updated by the 304's head; any other response is the
+    /// task's as usual (and the session's cache replaces the entry with it).
+    mutating func revalidating(_ stored: CachedResponse) {
+        guard case .preparing = phase, attemptCount == 0 else { return }
+        revalidating = stored
     }
 
     /// The session could not prepare the request (invalid URL, deadline passed, invalidated
@@ -259,6 +274,24 @@ extension TaskStateMachine {
             if let transport = resumeIfAllowed(&attempt) { actions.append(.resumeReading(transport)) }
             phase = .running(attempt)
             return actions
+        case .deliver(let delivery) where delivery.response.statusCode == 304 && redirectCount == 0 && delivery.sink == nil && revalidating != nil:
+            guard let stored = revalidating else { return .none }
+            // §4.3.4: the stored response, its head updated by the 304's, answers.
+            let updated = CacheRules.updated(stored, with: delivery.response)
+            response = updated.response
+            body = updated.data
+            bodyBytes = Int64(updated.data.count)
+            responseSource = .revalidated
+            attempt.step = .servingStored
+            let actions = Actions(.announceDownload(completed: bodyBytes, total: bodyBytes))
+            if case .ended = attempt.transport {
+                phase = .running(attempt)
+                return actions + complete(.success(.data(body)))
+            }
+            var more = Actions.none
+            if let transport = resumeIfAllowed(&attempt) { more.append(.resumeReading(transport)) }
+            phase = .running(attempt)
+            return actions + more
         case .deliver(let delivery):
             response = delivery.response
             sink = delivery.sink
@@ -376,7 +409,7 @@ extension TaskStateMachine {
         guard var attempt = current(number) else { return BodyPartOutcome(demand: .more, actions: .none) }
         adopt(transport, into: &attempt)
         switch attempt.step {
-        case .awaitingHead, .discarding:
+        case .awaitingHead, .discarding, .servingStored:
             phase = .running(attempt)
             return BodyPartOutcome(demand: .more, actions: .none)
         case .deciding(let held):
@@ -434,6 +467,8 @@ extension TaskStateMachine {
             return .none  // the decision (or the held part's write) ends it
         case .discarding:
             return prepareNext()
+        case .servingStored:
+            return complete(.success(.data(body)))
         case .delivering(writingHeld: false):
             return responseEnded()
         }
@@ -554,7 +589,7 @@ extension TaskStateMachine {
         let now = Date()
         let metrics = TaskMetrics(
             transactionMetrics: transactions, taskStart: startDate ?? now, taskEnd: now, redirectCount: redirectCount, retryCount: retryCount,
-            attemptCount: attemptCount)
+            attemptCount: attemptCount, responseSource: responseSource)
         self.metrics = metrics
         var raw = TaskCompletion.Outcome(request: currentRequest, response: response, data: nil, fileURL: nil, error: nil, metrics: metrics)
         var abandonSink: Sink?
