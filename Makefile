@@ -80,6 +80,8 @@ TSAN_FILTER := $(TSAN_FILTER)|SOCKSIntegrationTests
 TSAN_FILTER := $(TSAN_FILTER)|CookieJarTests|CookieSessionTests
 # The TLS session cache: sessions stored from the loop, offered to new connections on any loop.
 TSAN_FILTER := $(TSAN_FILTER)|TLSResumptionTests|TLSSessionCacheTests
+# The response cache's lock, shared by tasks completing on the completion queue and new lookups.
+TSAN_FILTER := $(TSAN_FILTER)|HTTPCacheTests|CacheStoreTests
 # Reports go to files that are printed, whole, after a failing run: a CI log that keeps only its
 # end still shows both stacks of a race.
 TSAN_REPORTS := $(CURDIR)/.build-tsan/tsan-report
