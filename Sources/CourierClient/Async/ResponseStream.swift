@@ -98,9 +98,18 @@ final class ResponseStream: HTTPClientResponseDelegate, Sendable {
             let cancelNow = locked.withLock { locked -> Bool in
                 // It may already have ended (a client shut down fails it on this thread).
                 if locked.cancelWhenStarted { return true }
-                if case .waitingForHead = locked.machine.state { locked.execution = execution }
-                else if case .streaming = locked.machine.state { locked.execution = execution }
-                return false
+                switch locked.machine.state {
+                case .waitingForHead, .streaming:
+                    locked.execution = execution
+                    return false
+                case .failed:
+                    // Cancelled between `start` and here: the cancel's own look for the execution
+                    // may come after this one and find none, so it is cancelled here (a request
+                    // that failed on its own has finished already; cancelling it does nothing).
+                    return true
+                case .idle, .finished:
+                    return false
+                }
             }
             if cancelNow { execution.cancel() }
         case .succeedHead(let waiter, let head):
