@@ -89,6 +89,28 @@ final class Listener: Sendable {
         return true
     }
 
+    /// The accept loop of a server that always listens (the proxies): until shutdown, accepts
+    /// each connection, calls `accepted`, registers it under the next id and serves it with
+    /// `serve(fd, id)` on a thread of its own.
+    func acceptUntilStopped(accepted: () -> Void = {}, _ serve: @escaping @Sendable (Int32, Int) -> Void) {
+        var nextID = 0
+        while !stopped.isSignaled {
+            switch waitForConnection() {
+            case .failed: return
+            case .woken: continue
+            case .connectionPending: break
+            }
+            guard !stopped.isSignaled else { return }
+            guard let fd = accept() else { continue }
+            Socket.setNoDelay(fd)
+            let id = nextID
+            nextID += 1
+            accepted()
+            registry.add(id, fds: [fd])
+            _ = spawnConnection(fd, id: id) { serve(fd, id) }
+        }
+    }
+
     /// Stops accepting, wakes and closes every connection, waits for all threads, closes the
     /// listener and the wake pipe, then runs `finish`. A later call waits for the first to end.
     func shutdown(finish: () -> Void = {}) {

@@ -89,23 +89,8 @@ final class SOCKSCore: Sendable {
     var registry: ConnectionRegistry { listener.registry }
 
     private func acceptLoop() {
-        var nextID = 0
-        while !listener.stopped.isSignaled {
-            switch listener.waitForConnection() {
-            case .failed: return
-            case .woken: continue
-            case .connectionPending: break
-            }
-            guard !listener.stopped.isSignaled else { return }
-            guard let fd = listener.accept() else { continue }
-            Socket.setNoDelay(fd)
-            let id = nextID
-            nextID += 1
-            records.withLock { $0.accepted += 1 }
-            registry.add(id, fds: [fd])
-            _ = listener.spawnConnection(fd, id: id) { [self] in
-                SOCKSConnection(id: id, fd: fd, core: self).run()
-            }
+        listener.acceptUntilStopped(accepted: { records.withLock { $0.accepted += 1 } }) { [self] fd, id in
+            SOCKSConnection(id: id, fd: fd, core: self).run()
         }
     }
 

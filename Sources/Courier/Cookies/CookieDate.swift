@@ -27,8 +27,8 @@ enum CookieDate {
         guard let (hour, minute, second) = time, let day, let month, var year else { return nil }
         if year >= 70, year <= 99 { year += 1900 } else if year >= 0, year <= 69 { year += 2000 }
         guard day >= 1, day <= 31, year >= 1601, hour <= 23, minute <= 59, second <= 59 else { return nil }
-        guard day <= daysIn(month: month, year: year) else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        guard day <= HTTPDate.daysIn(month: month, year: year) else { return nil }
+        let days = HTTPDate.daysFromCivil(year: year, month: month, day: day)
         return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3600 + minute * 60 + second))
     }
 
@@ -81,24 +81,5 @@ enum CookieDate {
         guard token.count >= 3 else { return nil }
         let prefix = String(decoding: token.prefix(3).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
         return months.firstIndex(of: prefix).map { $0 + 1 }
-    }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }

@@ -70,7 +70,8 @@ enum HTTPDate {
         return Int(text)
     }
 
-    private static func daysIn(month: Int, year: Int) -> Int {
+    /// The days in `month` of `year` (Gregorian leap years).
+    static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30

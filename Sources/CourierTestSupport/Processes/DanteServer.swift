@@ -56,18 +56,9 @@ public final class DanteServer {
             Self.remove(directory)
             throw ChildProcessError("cannot write the danted configuration in \(directory)")
         }
-        do {
-            process = try ChildProcess([
-                "python3", "-c", Self.reaper, executable, "-f", directory + "/danted.conf", "-p", directory + "/danted.pid", "-N", "1",
-            ])
-        } catch {
-            Self.remove(directory)
-            throw error
-        }
-        guard process.waitUntilListening(port: port, deadline: deadline, poll: .milliseconds(20)) else {
-            stop()
-            throw ChildProcessError("danted did not start listening on port \(port): \(process.outputText)")
-        }
+        process = try ChildProcess.startListening(
+            ["python3", "-c", Self.reaper, executable, "-f", directory + "/danted.conf", "-p", directory + "/danted.pid", "-N", "1"],
+            name: "danted", port: port, deadline: deadline, poll: .milliseconds(20), cleanUp: { Self.remove(directory) })
     }
 
     deinit { stop() }
@@ -78,11 +69,7 @@ public final class DanteServer {
     /// Stops danted (SIGTERM: the mother stops its children) and removes its directory. Safe to
     /// call more than once. Whatever still runs after five seconds is killed.
     public func stop() {
-        if process.pid != 0 {
-            kill(process.pid, SIGTERM)
-            _ = process.waitForExit(until: .now + .seconds(5))
-        }
-        process.stop()
+        process.terminate(within: .seconds(5))
         Self.remove(directory)
     }
 

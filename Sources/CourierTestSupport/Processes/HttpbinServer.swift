@@ -26,18 +26,10 @@ public final class HttpbinServer {
         let port = scratch.port
         self.directory = directory
         self.port = port
-        do {
-            process = try ChildProcess([
-                "env", "HOME=\(directory)", executable, "--bind", "127.0.0.1:\(port)", "--workers", "1", "httpbin:app",
-            ])
-        } catch {
-            Self.remove(directory)
-            throw error
-        }
-        guard process.waitUntilListening(port: port, deadline: deadline, poll: .milliseconds(50)) else {
-            stop()
-            throw ChildProcessError("gunicorn (httpbin) did not start listening on port \(port): \(process.outputText)")
-        }
+        process = try ChildProcess.startListening(
+            ["env", "HOME=\(directory)", executable, "--bind", "127.0.0.1:\(port)", "--workers", "1", "httpbin:app"],
+            name: "gunicorn (httpbin)", port: port, deadline: deadline, poll: .milliseconds(50),
+            cleanUp: { Self.remove(directory) })
     }
 
     deinit { stop() }
@@ -50,11 +42,7 @@ public final class HttpbinServer {
     /// would linger until it noticed); the output pipe, shared by both, ends once both are gone.
     /// Whatever is still running after five seconds is killed.
     public func stop() {
-        if process.pid != 0 {
-            kill(process.pid, SIGTERM)
-            _ = process.waitForExit(until: .now + .seconds(5))
-        }
-        process.stop()
+        process.terminate(within: .seconds(5))
         Self.remove(directory)
     }
 
