@@ -30,10 +30,21 @@ struct DoNothingInterceptor: RequestInterceptor {}
 struct DoNothingMonitor: EventMonitor {}
 
 // COURIER_SESSION_EXTRA: what a do-nothing extra costs per request, side by side with none.
-switch getenv("COURIER_SESSION_EXTRA").map({ String(cString: $0) }) {
+let extra = getenv("COURIER_SESSION_EXTRA").map { String(cString: $0) }
+var urlString = options.url
+switch extra {
 case "interceptor": configuration.interceptor = DoNothingInterceptor()
 case "policy": configuration.interceptor = RetryPolicy()  // a retrier only: no adaptation step
 case "monitor": configuration.eventMonitors = [DoNothingMonitor()]
+case "nostate", "state":
+    // What a full cookie jar and a full cache cost on requests that still go to the network:
+    // both variants fetch a response the cache may not store (Cache-Control: no-store).
+    urlString = urlString.replacing("/small", with: "/small-nostore")
+    configuration.httpCookieStorage = nil
+    if extra == "state" {
+        configuration.httpCookieStorage = StateFixtures.cookieJar(for: urlString)
+        configuration.responseCache = StateFixtures.responseCache(for: urlString)
+    }
 default: break
 }
 
@@ -44,7 +55,7 @@ do {
     writeStandardError("CourierSessionBench: \(error)\n")
     exit(1)
 }
-guard let url = URL(string: options.url) else {
+guard let url = URL(string: urlString) else {
     writeStandardError("CourierSessionBench: bad URL \(options.url)\n")
     exit(1)
 }
