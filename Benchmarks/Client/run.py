@@ -89,8 +89,10 @@ CLOSE_CLIENTS = ("courier", "courier-noresume", "curl")
 SESSION_EXTRAS = {"courier-session-interceptor": "interceptor", "courier-session-policy": "policy",
                   "courier-session-monitor": "monitor",
                   # Both against /small-nostore: no jar and no cache, then a jar of 1,000 cookies
-                  # over 100 domains (10 sent) and a cache of 10,000 entries (issue 12).
-                  "courier-session-nostate": "nostate", "courier-session-state": "state"}
+                  # over 100 domains (10 sent) and a cache of 10,000 entries (issue 12); and the
+                  # same with none of the cookies for the benchmark's host (the lookup alone).
+                  "courier-session-nostate": "nostate", "courier-session-state": "state",
+                  "courier-session-state-nomatch": "state-nomatch"}
 SWIFT_DRIVERS = {"courier": "CourierBench", "courier-poll": "CourierBench", "courier-noresume": "CourierBench", "courier-session": "CourierSessionBench",
                  **{name: "CourierSessionBench" for name in SESSION_EXTRAS},
                  "courier-async": "CourierSessionBench", "ahc": "AHCBench",
@@ -103,7 +105,8 @@ CLIENT_NAMES = {"courier": "Courier", "courier-poll": "Courier, busy poll 200 µ
                 "courier-session-policy": "Courier SessionManager + RetryPolicy",
                 "courier-session-monitor": "Courier SessionManager + do-nothing event monitor",
                 "courier-session-nostate": "Courier SessionManager, no cookie jar, no cache (/small-nostore)",
-                "courier-session-state": "Courier SessionManager + 1,000 cookies + 10,000 cached responses (/small-nostore)"}
+                "courier-session-state": "Courier SessionManager + 1,000 cookies + 10,000 cached responses (/small-nostore)",
+                "courier-session-state-nomatch": "Courier SessionManager + 1,000 cookies (none for this host) + 10,000 cached responses (/small-nostore)"}
 # courier-poll: the same driver with the event loop polling 200 µs before it sleeps
 # (HTTPClientConfiguration.busyPoll, off by default). Run for W1 only, where latency decides.
 # courier-session: data tasks through the AFNetworking layer (SessionManager) instead of the

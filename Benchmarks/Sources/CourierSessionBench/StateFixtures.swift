@@ -4,15 +4,18 @@ import Courier
 import FoundationEssentials
 
 enum StateFixtures {
-    /// 1,000 cookies: 10 host-only cookies for the benchmark's own host (sent with every
-    /// request) and 10 domain cookies on each of 99 other domains (never sent).
-    static func cookieJar(for urlString: String) -> CookieJar {
+    /// 1,000 cookies: with `matching`, 10 host-only cookies for the benchmark's own host (sent
+    /// with every request) and 10 domain cookies on each of 99 other domains (never sent);
+    /// without, 10 on each of 100 other domains (none sent).
+    static func cookieJar(for urlString: String, matching: Bool) -> CookieJar {
         let jar = CookieJar()
         guard let target = try? HTTPURL(urlString) else { fatalError("bad URL \(urlString)") }
-        for n in 0..<10 {
-            _ = try? jar.store(setCookie: "session\(n)=value-\(n)-0123456789abcdef; Path=/", for: target)
+        if matching {
+            for n in 0..<10 {
+                _ = try? jar.store(setCookie: "session\(n)=value-\(n)-0123456789abcdef; Path=/", for: target)
+            }
         }
-        for domain in 1..<100 {
+        for domain in (matching ? 1 : 0)..<100 {
             guard let site = try? HTTPURL("http://www.site\(domain).example/") else { continue }
             for n in 0..<10 {
                 _ = try? jar.store(setCookie: "c\(n)=v\(n); Domain=site\(domain).example; Path=/", for: site)

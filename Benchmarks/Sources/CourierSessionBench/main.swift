@@ -36,13 +36,15 @@ switch extra {
 case "interceptor": configuration.interceptor = DoNothingInterceptor()
 case "policy": configuration.interceptor = RetryPolicy()  // a retrier only: no adaptation step
 case "monitor": configuration.eventMonitors = [DoNothingMonitor()]
-case "nostate", "state":
+case "nostate", "state", "state-nomatch":
     // What a full cookie jar and a full cache cost on requests that still go to the network:
     // both variants fetch a response the cache may not store (Cache-Control: no-store).
     urlString = urlString.replacing("/small", with: "/small-nostore")
     configuration.httpCookieStorage = nil
-    if extra == "state" {
-        configuration.httpCookieStorage = StateFixtures.cookieJar(for: urlString)
+    if extra == "state" || extra == "state-nomatch" {
+        // state-nomatch: the same 1,000 cookies, none of them for the benchmark's host (the
+        // lookup alone, no Cookie field sent).
+        configuration.httpCookieStorage = StateFixtures.cookieJar(for: urlString, matching: extra == "state")
         configuration.responseCache = StateFixtures.responseCache(for: urlString)
     }
 default: break

@@ -24,8 +24,13 @@ struct CacheFreshness: Sendable {
     static let heuristicFraction = 0.1
 
     init(_ response: Response, storedAt: Date) {
+        self.init(response, control: CacheControl(response.headers), storedAt: storedAt)
+    }
+
+    /// With the response's Cache-Control already parsed.
+    init(_ response: Response, control: CacheControl, storedAt: Date) {
         let headers = response.headers
-        control = CacheControl(headers)
+        self.control = control
         initialAge = headers[first: "Age"].flatMap { CacheControl.seconds($0.trimmingOWS, optional: false).value }.map(Double.init) ?? 0
         etag = headers[first: "ETag"].map { $0.trimmingOWS }.flatMap { $0.isEmpty ? nil : $0 }
         let modified = headers[first: "Last-Modified"].flatMap { value in HTTPDate.parse(value).map { (value.trimmingOWS, $0) } }

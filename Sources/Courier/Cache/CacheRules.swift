@@ -76,7 +76,12 @@ enum CacheRules {
     /// revalidate it with. `no-cache` responses are kept only with validators (each use
     /// revalidates them, §5.2.2.4). `private` is allowed: this is a private cache (§5.2.2.7).
     static func isStorable(_ response: Response, for request: Request) -> Bool {
-        isStorable(CacheFreshness(response, storedAt: Date()), status: response.statusCode, for: request)
+        // The cheap refusals first: a request that may not use the cache, and `no-store`, need
+        // neither the dates nor the validators parsed.
+        guard requestMayUseCache(request) else { return false }
+        let control = CacheControl(response.headers)
+        guard !control.noStore else { return false }
+        return isStorable(CacheFreshness(response, control: control, storedAt: Date()), status: response.statusCode, for: request)
     }
 
     static func isStorable(_ freshness: CacheFreshness, status: Int, for request: Request) -> Bool {

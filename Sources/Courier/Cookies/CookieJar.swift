@@ -55,8 +55,9 @@ public final class CookieJar: CookieStorage {
     }
 
     public func cookieFieldValue(for url: HTTPURL) -> String? {
-        let cookies = cookies(for: url)
-        return cookies.isEmpty ? nil : cookies.map(\.pair).joined(separator: "; ")
+        guard let target = CookieURL(url) else { return nil }
+        let now = now()
+        return store.withLock { $0.fieldValue(for: target, now: now) }
     }
 
     // MARK: Storing and reading

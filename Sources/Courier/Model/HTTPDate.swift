@@ -21,13 +21,44 @@ enum HTTPDate {
         return imfFixdate(trimmed) ?? rfc850(trimmed, now: now) ?? asctime(trimmed)
     }
 
-    /// `day-name "," SP date1 SP time-of-day SP GMT`, date1 = `2DIGIT SP month SP 4DIGIT`.
+    /// `day-name "," SP date1 SP time-of-day SP GMT`, date1 = `2DIGIT SP month SP 4DIGIT`: exactly
+    /// 29 ASCII bytes, read in place (every cache decision and Retry-After reads one or two,
+    /// so this form is parsed without splitting into strings).
     private static func imfFixdate(_ text: String) -> Date? {
-        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 6, parts[0].count == 4, parts[0].hasSuffix(","), shortDays.contains(String(parts[0].dropLast())),
-              parts[5] == "GMT", parts[1].count == 2, let day = digits(parts[1]),
-              let month = months.firstIndex(of: String(parts[2])), parts[3].count == 4, let year = digits(parts[3]) else { return nil }
-        return date(year: year, month: month + 1, day: day, time: parts[4])
+        var text = text
+        // Safe: every index read is below 29, and the count is checked to be 29 first.
+        return text.withUTF8 { bytes -> Date? in
+            // "Sun, 06 Nov 1994 08:49:37 GMT"
+            guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), bytes[4] == 0x20, bytes[7] == 0x20, bytes[11] == 0x20,
+                  bytes[16] == 0x20, bytes[19] == UInt8(ascii: ":"), bytes[22] == UInt8(ascii: ":"), bytes[25] == 0x20,
+                  bytes[26] == UInt8(ascii: "G"), bytes[27] == UInt8(ascii: "M"), bytes[28] == UInt8(ascii: "T"),
+                  name(bytes, at: 0, in: shortDayBytes) != nil,
+                  let month = name(bytes, at: 8, in: monthBytes),
+                  let day = number(bytes, at: 5, count: 2), let year = number(bytes, at: 12, count: 4),
+                  let hour = number(bytes, at: 17, count: 2), let minute = number(bytes, at: 20, count: 2),
+                  let second = number(bytes, at: 23, count: 2) else { return nil }
+            return date(year: year, month: month + 1, day: day, hour: hour, minute: minute, second: second)
+        }
+    }
+
+    /// The three-letter names as bytes, for ``imfFixdate(_:)``.
+    private static let shortDayBytes: [[UInt8]] = shortDays.map { Array($0.utf8) }
+    private static let monthBytes: [[UInt8]] = months.map { Array($0.utf8) }
+
+    /// The index in `names` of the three bytes at `offset` (case-sensitive, as RFC 9110 §5.6.7).
+    private static func name(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, in names: [[UInt8]]) -> Int? {
+        names.firstIndex { $0[0] == bytes[offset] && $0[1] == bytes[offset + 1] && $0[2] == bytes[offset + 2] }
+    }
+
+    /// `count` ASCII digits at `offset` as a number.
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, count: Int) -> Int? {
+        var value = 0
+        for index in offset..<(offset + count) {
+            let digit = bytes[index] &- 0x30
+            guard digit <= 9 else { return nil }
+            value = value * 10 + Int(digit)
+        }
+        return value
     }
 
     /// `day-name-l "," SP date2 SP time-of-day SP GMT`, date2 = `2DIGIT "-" month "-" 2DIGIT`.
@@ -57,8 +88,14 @@ enum HTTPDate {
     /// `hour ":" minute ":" second`, two digits each.
     private static func date(year: Int, month: Int, day: Int, time: Substring) -> Date? {
         let fields = time.split(separator: ":", omittingEmptySubsequences: false)
-        guard (1970...9999).contains(year), (1...daysIn(month: month, year: year)).contains(day), fields.count == 3,
-              fields.allSatisfy({ $0.count == 2 }), let hour = digits(fields[0]), let minute = digits(fields[1]), let second = digits(fields[2]),
+        guard fields.count == 3, fields.allSatisfy({ $0.count == 2 }), let hour = digits(fields[0]), let minute = digits(fields[1]),
+              let second = digits(fields[2]) else { return nil }
+        return date(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
+    /// The instant of a date and time of day in GMT, when every field is in range.
+    private static func date(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Date? {
+        guard (1970...9999).contains(year), (1...daysIn(month: month, year: year)).contains(day),
               (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second))

@@ -70,16 +70,24 @@ public struct HTTPField: Hashable, Sendable {
     }
 
     private static func validate(name: String, value: some Collection<UInt8>) throws(HTTPFieldError) {
-        guard !name.isEmpty, name.utf8.allSatisfy(ByteClass.isToken) else {
+        let nameIsToken = name.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(ByteClass.isToken) }
+            ?? name.utf8.allSatisfy(ByteClass.isToken)
+        guard !name.isEmpty, nameIsToken else {
             throw HTTPFieldError(reason: .invalidName, name: name)
         }
-        guard value.allSatisfy(ByteClass.isFieldValue) else {
+        // Contiguous bytes (a native string's UTF-8, an array) are checked through a buffer,
+        // several times faster than through a generic collection's iterator.
+        let valid = value.withContiguousStorageIfAvailable { $0.allSatisfy(ByteClass.isFieldValue) }
+            ?? value.allSatisfy(ByteClass.isFieldValue)
+        guard valid else {
             throw HTTPFieldError(reason: .invalidValue, name: name)
         }
     }
 
     static func trimmed(_ value: String) -> String {
         let utf8 = value.utf8
+        // The common case, nothing to trim, keeps the string (no copy).
+        if let head = utf8.first, let tail = utf8.last, !ByteClass.isWhitespace(head), !ByteClass.isWhitespace(tail) { return value }
         guard let first = utf8.firstIndex(where: { !ByteClass.isWhitespace($0) }) else { return "" }
         let last = utf8.lastIndex(where: { !ByteClass.isWhitespace($0) })!
         return String(value[first...last])

@@ -77,6 +77,30 @@ import Testing
         }
     }
 
+    /// The IMF-fixdate form is read byte by byte at fixed offsets: a wrong byte at any offset
+    /// (a separator, a letter of a name, a digit) makes the value invalid, never another date.
+    @Test func everyByteOfAnIMFFixdateIsChecked() {
+        let valid = Array("Sun, 06 Nov 1994 08:49:37 GMT".utf8)
+        let digitOffsets: Set<Int> = [5, 6, 12, 13, 14, 15, 17, 18, 20, 21, 23, 24]
+        for offset in valid.indices {
+            for replacement: UInt8 in [0x20, 0x2F, 0x3A, 0x41, 0x7A, 0x00, 0x7F] where replacement != valid[offset] {
+                var bytes = valid
+                bytes[offset] = replacement
+                let text = String(decoding: bytes, as: UTF8.self)
+                // A space at either end is trimmed (OWS), which changes the length: still invalid.
+                #expect(HTTPDate.parse(text) == nil, "byte \(offset) → \(replacement): \(text)")
+            }
+            if digitOffsets.contains(offset) {
+                var bytes = valid
+                bytes[offset] = UInt8(ascii: "0") + (valid[offset] - UInt8(ascii: "0") + 1) % 10
+                let text = String(decoding: bytes, as: UTF8.self)
+                if let parsed = HTTPDate.parse(text) {
+                    #expect(parsed != HTTPDate.parse(String(decoding: valid, as: UTF8.self)), "\(text)")
+                }
+            }
+        }
+    }
+
     /// RFC 9110 §5.6.7: "A recipient that parses a timestamp value in an HTTP field MUST accept
     /// all three HTTP-date formats." (These two were refused before; the RFC says otherwise.)
     @Test func httpDatesInTheObsoleteFormatsAreAccepted() throws {
