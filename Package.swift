@@ -15,6 +15,13 @@ let package = Package(
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
         .library(name: "CourierClient", targets: ["CourierClient"]),
         .library(name: "Courier", targets: ["Courier"]),
+        // The command line: a curl-compatible client and `courier bench` (docs/CLI.md).
+        .executable(name: "courier", targets: ["CourierCLI"]),
+    ],
+    dependencies: [
+        // The CLI only (DESIGN.md, "Dependencies"): the library depends on nothing outside the
+        // toolchain, libssl and zlib.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // C system modules: module maps and headers only, nothing compiled.
@@ -74,6 +81,18 @@ let package = Package(
             name: "CourierDemo",
             dependencies: ["Courier", "CourierCore", "CourierHTTP1", "CourierTLS", "CCourierZlib"],
             exclude: ["Certificates"],
+            swiftSettings: swiftSettings
+        ),
+
+        // `courier`: the command line, on the library's public API only (`Courier`, which
+        // re-exports CourierClient's). Flags, exit codes and `-w` follow curl; `bench` follows
+        // wrk and wrk2.
+        .executableTarget(
+            name: "CourierCLI",
+            dependencies: [
+                "Courier", "CourierCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: swiftSettings
         ),
 
