@@ -61,7 +61,7 @@ test: deps linkage test-only test-asan test-tsan
 
 # Socket tests count /proc/self/fd, which is process-wide: they run one at a time, after the
 # pure tests (which run in parallel).
-SOCKET_TESTS := ^(CourierPosixTests|CourierTestSupportTests|CourierClientTests|CourierTests)\.
+SOCKET_TESTS := ^(CourierPosixTests|CourierTestSupportTests|CourierClientTests|CourierTests|CourierCLITests)\.
 
 test-only:
 	$(SWIFT) test --disable-xctest --skip '$(SOCKET_TESTS)'

@@ -153,6 +153,12 @@ let package = Package(
             dependencies: ["CourierClient", "CourierHTTP1", "CourierCore", "CourierPosix", "CourierTLS", "CourierTestSupport", "CCourierZlib"],
             swiftSettings: swiftSettings
         ),
+        // The `courier` executable, run as a child process against loopback servers.
+        .testTarget(
+            name: "CourierCLITests",
+            dependencies: ["CourierCLI", "Courier", "CourierCore", "CourierTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         // Imports only `Courier`: proves that one import is enough to configure everything.
         .testTarget(
             name: "CourierImportTests",
