@@ -92,6 +92,8 @@ let package = Package(
             dependencies: [
                 "Courier", "CourierCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // zlib: `bench --hdr-log` deflates HdrHistogram's compressed histogram encoding.
+                "CCourierZlib",
             ],
             swiftSettings: swiftSettings
         ),
