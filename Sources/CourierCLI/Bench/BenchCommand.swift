@@ -39,6 +39,9 @@ struct BenchCommand: ParsableCommand {
     @Option(name: [.customShort("t"), .long], help: "Event loop threads (default: the cores, at most one per connection).")
     var threads: Int?
 
+    @Flag(name: .customLong("no-pin"), help: "Leave the loop threads unpinned (default: each loop bound to one CPU).")
+    var noPin = false
+
     // The request.
     @Option(name: [.customShort("m"), .long], help: "The request method (default GET).")
     var method: String = "GET"
@@ -95,11 +98,17 @@ struct BenchCommand: ParsableCommand {
         let plan: BenchPlan
         do {
             plan = try BenchPlan(self)
-        } catch let error as BenchError {
+        } catch {
             Output.err(error.description + "\n")
             throw ExitCode(1)
         }
-        let result = try BenchDriver.run(plan)
+        let result: BenchResult
+        do {
+            result = try BenchDriver.run(plan)
+        } catch {
+            Output.err(error.description + "\n")
+            throw ExitCode(1)
+        }
         if json {
             Output.out(BenchReport.json(plan: plan, result: result))
         } else {

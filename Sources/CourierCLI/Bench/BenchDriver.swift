@@ -24,6 +24,9 @@ enum BenchDriver {
             throw .setup("cannot start the event loops: \(error)")
         }
         defer { client.shutdown() }
+        // One loop per thread, each on a core of its own where there are enough (a failure to
+        // pin, in a container that forbids it, leaves the loops where the scheduler puts them).
+        if plan.pin { _ = try? client.eventLoopGroup.pinLoopsToCPUs() }
         let workers = plan.requests.map { min($0, plan.connections) } ?? plan.connections
         let startTime = TextFormat.epochSeconds()
         let start = Deadline.now().uptimeNanoseconds

@@ -20,6 +20,8 @@ struct BenchPlan {
     let hdrLog: String?
     let digits: Int
     let interval: UInt64
+    /// Bind each loop thread to one CPU.
+    let pin: Bool
 
     init(_ command: BenchCommand) throws(BenchError) {
         url = command.url
@@ -82,6 +84,7 @@ struct BenchPlan {
         hdrLog = command.hdrLog
         digits = command.hdrDigits
         interval = BenchDuration.parse(command.interval) ?? 1_000_000_000
+        pin = !command.noPin
     }
 
     /// The bytes of the file at `path`.

@@ -132,6 +132,25 @@ import Glibc
         #expect(json.connections_opened == 6)
     }
 
+    @Test func tlsWithCACertOrInsecureMeasuresTheHandshake() throws {
+        let server = try ScriptedServer(tls: ServerTLS(certificateChain: "valid-chain.pem", privateKey: "valid.key"))
+        defer { server.shutdown() }
+        server.setDefaultHandler { _, connection in try connection.respond(status: 200, body: "secure") }
+        let trusted = try CourierRun.run(["bench", "-n", "20", "-c", "2", "--cacert", TestCertificates.path("ca.pem"), "--json", server.baseURL + "/"])
+        #expect(trusted.status == 0, "\(trusted.err)")
+        let json = try BenchJSON.parse(trusted)
+        #expect(json.status == ["200": 20])
+        #expect(json.phases["tls"]?.count == server.tlsHandshakesCompleted)
+        #expect((json.phases["tls"]?.count ?? 0) >= 1)
+        let insecure = try CourierRun.run(["bench", "-n", "4", "-c", "1", "-k", "--json", server.baseURL + "/"])
+        #expect(try BenchJSON.parse(insecure).status == ["200": 4])
+        // Without either, the test CA is not trusted: every request fails in the TLS phase.
+        let untrusted = try CourierRun.run(["bench", "-n", "3", "-c", "1", "--json", server.baseURL + "/"])
+        let failed = try BenchJSON.parse(untrusted)
+        #expect(failed.failures == 3)
+        #expect(failed.errors.keys.allSatisfy { $0 == "tls" || $0 == "serverTrustRejected" })
+    }
+
     @Test func badOptionsAreUsageErrors() throws {
         for arguments in [["-n", "0"], ["-n", "5", "-d", "1s"], ["-d", "soon"], ["-R", "-3"], ["-m", "BAD METHOD"], ["--hdr-digits", "9"]] {
             let run = try CourierRun.run(["bench"] + arguments + ["http://127.0.0.1:9/"])
