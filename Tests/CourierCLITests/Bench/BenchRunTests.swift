@@ -40,6 +40,8 @@ import Glibc
         #expect(json.phases["tls"]?.count == 0)
         // Each response is 12 body bytes plus its head.
         #expect(json.bytes_received > 250 * 12)
+        // The live status line is for a terminal only: stderr is a pipe here.
+        #expect(!run.err.contains("\r"))
     }
 
     @Test func durationBoundsTheRun() throws {
@@ -149,6 +151,18 @@ import Glibc
         let failed = try BenchJSON.parse(untrusted)
         #expect(failed.failures == 3)
         #expect(failed.errors.keys.allSatisfy { $0 == "tls" || $0 == "serverTrustRejected" })
+    }
+
+    @Test func proxyCarriesEveryRequest() throws {
+        // The scripted server plays an HTTP forward proxy: it gets the absolute-form targets
+        // (RFC 9112 §3.2.2), so the origin's name is never resolved.
+        let proxy = try Self.okServer()
+        defer { proxy.shutdown() }
+        let run = try CourierRun.run(["bench", "-n", "8", "-c", "2", "-x", "http://" + proxy.authority, "--json", "http://origin.invalid/through"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(try BenchJSON.parse(run).status == ["200": 8])
+        #expect(proxy.requests.count == 8)
+        #expect(proxy.requests.allSatisfy { $0.target == "http://origin.invalid/through" })
     }
 
     @Test func badOptionsAreUsageErrors() throws {
