@@ -26,21 +26,21 @@ struct BenchPlan {
     init(_ command: BenchCommand) throws(BenchError) {
         url = command.url
         var configuration = HTTPClientConfiguration()
-        connections = command.connections
-        threads = command.threads ?? max(1, min(EventLoopGroup.coreCount, command.connections))
+        connections = command.load.connections
+        threads = command.load.threads ?? max(1, min(EventLoopGroup.coreCount, command.load.connections))
         configuration.eventLoopThreads = threads
-        configuration.maximumConnectionsPerHost = command.connections
+        configuration.maximumConnectionsPerHost = command.load.connections
         // As wrk: no Accept-Encoding of its own, no redirects followed, each response measured.
         configuration.decompression = false
         configuration.redirects = .disabled
-        if command.noKeepAlive { configuration.maximumUsesPerConnection = 1 }
-        if let timeout = command.timeout.flatMap(BenchDuration.parse) {
+        if command.request.noKeepAlive { configuration.maximumUsesPerConnection = 1 }
+        if let timeout = command.request.timeout.flatMap(BenchDuration.parse) {
             configuration.timeouts.total = .nanoseconds(Int64(timeout))
             configuration.timeouts.idleRead = .nanoseconds(Int64(timeout))
         }
-        if command.insecure { configuration.tls.verification = .none }
-        if let cacert = command.cacert { configuration.tls.trustRoots = [.file(cacert)] }
-        if let proxy = command.proxy {
+        if command.security.insecure { configuration.tls.verification = .none }
+        if let cacert = command.security.cacert { configuration.tls.trustRoots = [.file(cacert)] }
+        if let proxy = command.security.proxy {
             do {
                 let server = try ProxyServer(parsing: proxy)
                 configuration.proxy = server.scheme.isSOCKS ? .socks5(server) : .http(server)
@@ -52,11 +52,11 @@ struct BenchPlan {
 
         var request: HTTPClientRequest
         do {
-            request = try HTTPClientRequest(method: HTTPMethod(command.method) ?? .GET, url: command.url)
+            request = try HTTPClientRequest(method: HTTPMethod(command.request.method) ?? .GET, url: command.url)
         } catch {
             throw .setup("\(command.url): \(error)")
         }
-        for header in command.headers {
+        for header in command.request.headers {
             guard let colon = header.firstIndex(of: ":") else { throw .setup("-H: not 'Name: value': \(header)") }
             let name = String(header[..<colon])
             var value = header[header.index(after: colon)...]
@@ -67,10 +67,10 @@ struct BenchPlan {
                 throw .setup("-H \(header): \(error)")
             }
         }
-        if command.noKeepAlive {
+        if command.request.noKeepAlive {
             do { try request.headers.append(name: "Connection", value: "close") } catch { throw .setup("\(error)") }
         }
-        if let body = command.body {
+        if let body = command.request.body {
             if body.hasPrefix("@") {
                 request.body = .bytes(ByteBuffer(bytes: try BenchPlan.readFile(String(body.dropFirst()))))
             } else {
@@ -78,13 +78,13 @@ struct BenchPlan {
             }
         }
         self.request = request
-        requests = command.requests
-        duration = command.requests == nil ? (command.duration.flatMap(BenchDuration.parse) ?? 10_000_000_000) : nil
-        rate = command.rate
-        hdrLog = command.hdrLog
-        digits = command.hdrDigits
-        interval = BenchDuration.parse(command.interval) ?? 1_000_000_000
-        pin = !command.noPin
+        requests = command.load.requests
+        duration = command.load.requests == nil ? (command.load.duration.flatMap(BenchDuration.parse) ?? 10_000_000_000) : nil
+        rate = command.load.rate
+        hdrLog = command.output.hdrLog
+        digits = command.output.hdrDigits
+        interval = BenchDuration.parse(command.output.interval) ?? 1_000_000_000
+        pin = !command.load.noPin
     }
 
     /// The bytes of the file at `path`.
