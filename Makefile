@@ -44,6 +44,14 @@ deps:
 	  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin courier-socks \
 	    && echo 'courier-socks:courier-socks-test' | chpasswd; \
 	fi
+	@# hdrhistogram (PyPI): HdrHistogram's Python package, which merges the interval logs of two
+	@# `courier bench --hdr-log` runs in CourierCLITests (issue 13).
+	@if ! python3 -c 'import hdrh.log' >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
+	  echo "installing from PyPI: hdrhistogram"; \
+	  python3 -m pip install -q hdrhistogram 2>/dev/null \
+	    || $$SUDO python3 -m pip install -q --break-system-packages hdrhistogram; \
+	fi
 
 build: deps
 	$(SWIFT) build
@@ -61,7 +69,7 @@ test: deps linkage test-only test-asan test-tsan
 
 # Socket tests count /proc/self/fd, which is process-wide: they run one at a time, after the
 # pure tests (which run in parallel).
-SOCKET_TESTS := ^(CourierPosixTests|CourierTestSupportTests|CourierClientTests|CourierTests)\.
+SOCKET_TESTS := ^(CourierPosixTests|CourierTestSupportTests|CourierClientTests|CourierTests|CourierCLITests)\.
 
 test-only:
 	$(SWIFT) test --disable-xctest --skip '$(SOCKET_TESTS)'

@@ -15,6 +15,13 @@ let package = Package(
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
         .library(name: "CourierClient", targets: ["CourierClient"]),
         .library(name: "Courier", targets: ["Courier"]),
+        // The command line: a curl-compatible client and `courier bench` (docs/CLI.md).
+        .executable(name: "courier", targets: ["CourierCLI"]),
+    ],
+    dependencies: [
+        // The CLI only (DESIGN.md, "Dependencies"): the library depends on nothing outside the
+        // toolchain, libssl and zlib.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // C system modules: module maps and headers only, nothing compiled.
@@ -77,6 +84,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // `courier`: the command line, on the library's public API only (`Courier`, which
+        // re-exports CourierClient's). Flags, exit codes and `-w` follow curl; `bench` follows
+        // wrk and wrk2.
+        .executableTarget(
+            name: "CourierCLI",
+            dependencies: [
+                "Courier", "CourierCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // zlib: `bench --hdr-log` deflates HdrHistogram's compressed histogram encoding.
+                "CCourierZlib",
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // `make soak`: idempotent GETs through HTTPClient and SessionManager against nginx, a
         // faulty upstream and a fault-injecting relay (Soak/run.sh); checks docs/RELIABILITY.md.
         .executableTarget(
@@ -132,6 +153,12 @@ let package = Package(
             name: "CourierClientTests",
             // CCourierZlib: the decompression tests compress their response bodies at run time.
             dependencies: ["CourierClient", "CourierHTTP1", "CourierCore", "CourierPosix", "CourierTLS", "CourierTestSupport", "CCourierZlib"],
+            swiftSettings: swiftSettings
+        ),
+        // The `courier` executable, run as a child process against loopback servers.
+        .testTarget(
+            name: "CourierCLITests",
+            dependencies: ["CourierCLI", "Courier", "CourierCore", "CourierTestSupport"],
             swiftSettings: swiftSettings
         ),
         // Imports only `Courier`: proves that one import is enough to configure everything.

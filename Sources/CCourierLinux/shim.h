@@ -17,4 +17,9 @@
 extern int pthread_setname_np(pthread_t thread, const char *name);
 // Declared by glibc's <sched.h> only under _GNU_SOURCE; this is its exact prototype.
 extern int unshare(int flags);
+// Declared by glibc's <sched.h> only under _GNU_SOURCE; these are their exact prototypes
+// (cpu_set_t itself is declared without it). Pinning event loop threads to CPUs.
+#include <sched.h>
+extern int sched_setaffinity(__pid_t __pid, size_t __cpusetsize, const cpu_set_t *__cpuset);
+extern int sched_getaffinity(__pid_t __pid, size_t __cpusetsize, cpu_set_t *__cpuset);
 #endif

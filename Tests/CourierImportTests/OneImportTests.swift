@@ -171,4 +171,22 @@ struct OneImportTests {
         let error: ReachabilityError? = nil
         #expect(error == nil)
     }
+    /// The delegate-based transport (what `courier bench` drives) is nameable with `import Courier`.
+    @Test func delegateTransportTypes() throws {
+        final class Probe: HTTPClientResponseDelegate {
+            var status = 0
+            func didReceiveHead(_ execution: HTTPRequestExecution, _ head: HTTPClientResponseHead) { status = head.status }
+            func didReceiveBodyPart(_ execution: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand { .more }
+            func didFinish(_ execution: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {}
+            func didFail(_ execution: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {}
+        }
+        let body: HTTPClientRequestBody = .string("x")
+        let request = try HTTPClientRequest(method: .POST, url: "http://127.0.0.1:9/", body: body)
+        #expect(request.body != nil)
+        let group = try EventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdown() }
+        let loop: EventLoop = group.next()
+        #expect(loop.submitAndWait { loop.inEventLoop })
+        #expect(Probe().status == 0)
+    }
 }

@@ -1,0 +1,112 @@
+import Courier
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A checked `courier bench` command line: the client's configuration, the one request every
+/// connection repeats, and the load.
+struct BenchPlan {
+    let url: String
+    let configuration: HTTPClientConfiguration
+    let request: HTTPClientRequest
+    let connections: Int
+    let threads: Int
+    /// Exactly this many requests (nil: for ``duration``).
+    let requests: Int?
+    /// Nanoseconds (nil: for ``requests``).
+    let duration: UInt64?
+    /// Requests per second, all connections together (nil: closed loop).
+    let rate: Double?
+    let hdrLog: String?
+    let digits: Int
+    let interval: UInt64
+    /// Bind each loop thread to one CPU.
+    let pin: Bool
+
+    init(_ command: BenchCommand) throws(BenchError) {
+        url = command.url
+        var configuration = HTTPClientConfiguration()
+        connections = command.load.connections
+        threads = command.load.threads ?? max(1, min(EventLoopGroup.coreCount, command.load.connections))
+        configuration.eventLoopThreads = threads
+        configuration.maximumConnectionsPerHost = command.load.connections
+        // As wrk: no Accept-Encoding of its own, no redirects followed, each response measured.
+        configuration.decompression = false
+        configuration.redirects = .disabled
+        if command.request.noKeepAlive { configuration.maximumUsesPerConnection = 1 }
+        if let timeout = command.request.timeout.flatMap(BenchDuration.parse) {
+            configuration.timeouts.total = .nanoseconds(Int64(timeout))
+            configuration.timeouts.idleRead = .nanoseconds(Int64(timeout))
+        }
+        if command.security.insecure { configuration.tls.verification = .none }
+        if let cacert = command.security.cacert { configuration.tls.trustRoots = [.file(cacert)] }
+        if let proxy = command.security.proxy {
+            do {
+                let server = try ProxyServer(parsing: proxy)
+                configuration.proxy = server.scheme.isSOCKS ? .socks5(server) : .http(server)
+            } catch {
+                throw .setup("-x: \(error)")
+            }
+        }
+        self.configuration = configuration
+
+        var request: HTTPClientRequest
+        do {
+            request = try HTTPClientRequest(method: HTTPMethod(command.request.method) ?? .GET, url: command.url)
+        } catch {
+            throw .setup("\(command.url): \(error)")
+        }
+        for header in command.request.headers {
+            guard let colon = header.firstIndex(of: ":") else { throw .setup("-H: not 'Name: value': \(header)") }
+            let name = String(header[..<colon])
+            var value = header[header.index(after: colon)...]
+            while value.first == " " || value.first == "\t" { value = value.dropFirst() }
+            do {
+                try request.headers.append(name: name, value: String(value))
+            } catch {
+                throw .setup("-H \(header): \(error)")
+            }
+        }
+        if command.request.noKeepAlive {
+            do { try request.headers.append(name: "Connection", value: "close") } catch { throw .setup("\(error)") }
+        }
+        if let body = command.request.body {
+            if body.hasPrefix("@") {
+                request.body = .bytes(ByteBuffer(bytes: try BenchPlan.readFile(String(body.dropFirst()))))
+            } else {
+                request.body = .string(body)
+            }
+        }
+        self.request = request
+        requests = command.load.requests
+        duration = command.load.requests == nil ? (command.load.duration.flatMap(BenchDuration.parse) ?? 10_000_000_000) : nil
+        rate = command.load.rate
+        hdrLog = command.output.hdrLog
+        digits = command.output.hdrDigits
+        interval = BenchDuration.parse(command.output.interval) ?? 1_000_000_000
+        pin = !command.load.noPin
+    }
+
+    /// The bytes of the file at `path`.
+    static func readFile(_ path: String) throws(BenchError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .file(path, errno) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .file(path, errno)
+            }
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
+        }
+    }
+
+    /// The requests worker `index` of `workers` sends with `-n` (the total split evenly).
+    static func share(of total: Int, worker index: Int, workers: Int) -> Int {
+        total / workers + (index < total % workers ? 1 : 0)
+    }
+}

@@ -1,0 +1,70 @@
+import Courier
+
+/// One connection's worth of load: a single request in flight at a time, the next one started
+/// from the previous one's last delegate call (or from a timer at a constant rate), on the event
+/// loop, so the loop thread never hands off between requests. The worker is its own delegate and
+/// is handed to `execute` again for every request: nothing is allocated here per request.
+final class BenchWorker: HTTPClientResponseDelegate, @unchecked Sendable {
+    // @unchecked: the client calls a delegate one call at a time (docs of
+    // HTTPClientResponseDelegate), and the timer that starts the next request is armed only
+    // between requests, so every field is touched by one thread at a time.
+    private let run: BenchRun
+    private var schedule: RequestSchedule
+    private var remaining: Int
+    private var status = 0
+    private var fire: (() -> Void)?
+
+    init(run: BenchRun, schedule: RequestSchedule, requests: Int) {
+        self.run = run
+        self.schedule = schedule
+        self.remaining = requests
+    }
+
+    /// Starts (or continues) this worker; called on an event loop.
+    func next() {
+        guard remaining > 0 else { return finish() }
+        let now = Deadline.now().uptimeNanoseconds
+        let sendAt = schedule.nextSend(now: now)
+        guard sendAt < run.stopAt else { return finish() }
+        if sendAt > now, let loop = run.currentLoop {
+            if fire == nil { fire = { [unowned self] in self.send() } }
+            if let fire { loop.scheduleTimer(at: Deadline(uptimeNanoseconds: sendAt), fire) }
+        } else {
+            send()
+        }
+    }
+
+    private func send() {
+        remaining -= 1
+        status = 0
+        run.client.execute(run.request, delegate: self)
+    }
+
+    private func finish() {
+        fire = nil
+        run.workerFinished()
+    }
+
+    func didReceiveHead(_ execution: HTTPRequestExecution, _ head: HTTPClientResponseHead) {
+        status = head.status
+    }
+
+    func didReceiveBodyPart(_ execution: HTTPRequestExecution, _ part: ByteBuffer) -> HTTPClientBodyDemand {
+        .more
+    }
+
+    func didFinish(_ execution: HTTPRequestExecution, trailers: HTTPFields, metrics: HTTPClientMetrics) {
+        let end = (metrics.responseEnd ?? Deadline.now()).uptimeNanoseconds
+        let latency = schedule.complete(at: end)
+        run.slot.record.recordResponse(status: status, latency: latency, metrics: metrics)
+        next()
+    }
+
+    func didFail(_ execution: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
+        let end = (metrics.responseEnd ?? Deadline.now()).uptimeNanoseconds
+        _ = schedule.complete(at: end)
+        run.slot.record.recordFailure(error, metrics: metrics)
+        if run.reportErrors { run.noteError(error) }
+        next()
+    }
+}

@@ -1,0 +1,184 @@
+/// A High Dynamic Range histogram with HdrHistogram's bucket layout (the Java original's
+/// `AbstractHistogram`), so its counts encode into the same V2 payload HdrHistogram's own tools
+/// read (``HDRHistogramCodec``) and two of them add bucket for bucket.
+///
+/// Values from 1 to ``highestTrackableValue`` are kept to `significantDigits` decimal digits of
+/// precision (1–5): any value is counted in a bucket no wider than 10^-digits of it. The counts
+/// array is allocated once, at `init`; ``record(_:)`` never allocates and never locks (one
+/// histogram per thread, added together at the end: ``add(_:)``).
+struct HDRHistogram: Sendable, Equatable {
+    let lowestDiscernibleValue: Int64
+    let highestTrackableValue: Int64
+    let significantDigits: Int
+    let unitMagnitude: Int
+    let subBucketHalfCountMagnitude: Int
+    let subBucketCount: Int
+    let subBucketHalfCount: Int
+    let subBucketMask: Int64
+    let bucketCount: Int
+    private(set) var counts: [Int64]
+    private(set) var totalCount: Int64 = 0
+    private(set) var maxValue: Int64 = 0
+    private(set) var minNonZeroValue: Int64 = .max
+    /// Values above ``highestTrackableValue``, counted at it.
+    private(set) var clampedCount: Int64 = 0
+
+    /// - Parameters:
+    ///   - lowestDiscernibleValue: the smallest value told apart from 0 (≥ 1).
+    ///   - highestTrackableValue: the largest value kept exactly (≥ 2 × lowest); larger ones are
+    ///     counted at it.
+    ///   - significantDigits: decimal digits of precision, 1 to 5.
+    init(lowestDiscernibleValue: Int64 = 1, highestTrackableValue: Int64, significantDigits: Int) {
+        precondition(lowestDiscernibleValue >= 1 && highestTrackableValue >= 2 * lowestDiscernibleValue)
+        precondition((1...5).contains(significantDigits), "HdrHistogram keeps 1 to 5 significant digits")
+        self.lowestDiscernibleValue = lowestDiscernibleValue
+        self.highestTrackableValue = highestTrackableValue
+        self.significantDigits = significantDigits
+        var power: Int64 = 1
+        for _ in 0..<significantDigits { power *= 10 }
+        let largestValueWithSingleUnitResolution = 2 * power
+        unitMagnitude = 63 - lowestDiscernibleValue.leadingZeroBitCount
+        // ceil(log2(largestValueWithSingleUnitResolution))
+        let subBucketCountMagnitude = 64 - (largestValueWithSingleUnitResolution - 1).leadingZeroBitCount
+        subBucketHalfCountMagnitude = max(subBucketCountMagnitude, 1) - 1
+        subBucketCount = 1 << (subBucketHalfCountMagnitude + 1)
+        subBucketHalfCount = subBucketCount / 2
+        subBucketMask = Int64(subBucketCount - 1) << unitMagnitude
+        var smallestUntrackableValue = Int64(subBucketCount) << unitMagnitude
+        var buckets = 1
+        while smallestUntrackableValue <= highestTrackableValue {
+            if smallestUntrackableValue > Int64.max / 2 { buckets += 1; break }
+            smallestUntrackableValue <<= 1
+            buckets += 1
+        }
+        bucketCount = buckets
+        counts = [Int64](repeating: 0, count: (bucketCount + 1) * subBucketHalfCount)
+    }
+
+    /// An empty histogram with the same layout.
+    func emptyCopy() -> HDRHistogram {
+        HDRHistogram(lowestDiscernibleValue: lowestDiscernibleValue, highestTrackableValue: highestTrackableValue, significantDigits: significantDigits)
+    }
+
+    var countsLength: Int { counts.count }
+
+    /// Where `value` is counted.
+    func index(of value: Int64) -> Int {
+        let bucketIndex = (64 - unitMagnitude - subBucketHalfCountMagnitude - 1) - (value | subBucketMask).leadingZeroBitCount
+        let subBucketIndex = Int(truncatingIfNeeded: value >> Int64(bucketIndex + unitMagnitude))
+        return ((bucketIndex + 1) << subBucketHalfCountMagnitude) + (subBucketIndex - subBucketHalfCount)
+    }
+
+    /// The lowest value counted at `index`.
+    func value(at index: Int) -> Int64 {
+        var bucketIndex = (index >> subBucketHalfCountMagnitude) - 1
+        var subBucketIndex = (index & (subBucketHalfCount - 1)) + subBucketHalfCount
+        if bucketIndex < 0 {
+            subBucketIndex -= subBucketHalfCount
+            bucketIndex = 0
+        }
+        return Int64(subBucketIndex) << Int64(bucketIndex + unitMagnitude)
+    }
+
+    /// The width of the bucket `value` falls in.
+    func sizeOfEquivalentRange(_ value: Int64) -> Int64 {
+        let bucketIndex = (64 - unitMagnitude - subBucketHalfCountMagnitude - 1) - (value | subBucketMask).leadingZeroBitCount
+        let subBucketIndex = Int(truncatingIfNeeded: value >> Int64(bucketIndex + unitMagnitude))
+        let adjusted = subBucketIndex >= subBucketCount ? bucketIndex + 1 : bucketIndex
+        return Int64(1) << Int64(unitMagnitude + adjusted)
+    }
+
+    func lowestEquivalentValue(_ value: Int64) -> Int64 { self.value(at: index(of: value)) }
+
+    func highestEquivalentValue(_ value: Int64) -> Int64 {
+        lowestEquivalentValue(value) + sizeOfEquivalentRange(value) - 1
+    }
+
+    /// Counts `value` (`count` times). Negative values count as 0; values above the trackable
+    /// range count at its top (and in ``clampedCount``). No allocation.
+    mutating func record(_ value: Int64, count: Int64 = 1) {
+        var value = max(value, 0)
+        if value > highestTrackableValue {
+            value = highestTrackableValue
+            clampedCount &+= count
+        }
+        counts[index(of: value)] &+= count
+        totalCount &+= count
+        if value > maxValue { maxValue = value }
+        if value != 0 && value < minNonZeroValue { minNonZeroValue = value }
+    }
+
+    /// Adds the counts of `other`, which must have the same layout. No allocation.
+    mutating func add(_ other: HDRHistogram) {
+        precondition(other.counts.count == counts.count && other.unitMagnitude == unitMagnitude && other.subBucketCount == subBucketCount)
+        guard other.totalCount > 0 else { return }
+        let limit = other.index(of: other.maxValue)
+        for index in 0...limit where other.counts[index] != 0 { counts[index] &+= other.counts[index] }
+        totalCount &+= other.totalCount
+        clampedCount &+= other.clampedCount
+        maxValue = max(maxValue, other.maxValue)
+        minNonZeroValue = min(minNonZeroValue, other.minNonZeroValue)
+    }
+
+    /// Sets the count at `index` (decoding).
+    mutating func setCount(_ count: Int64, at index: Int) {
+        counts[index] = count
+    }
+
+    /// Recomputes the total, max and min from the counts (after decoding).
+    mutating func recomputeSummary() {
+        totalCount = 0
+        maxValue = 0
+        minNonZeroValue = .max
+        for (index, count) in counts.enumerated() where count != 0 {
+            totalCount &+= count
+            let low = value(at: index)
+            maxValue = low
+            if low != 0 && minNonZeroValue == .max { minNonZeroValue = low }
+        }
+    }
+
+    /// Empties it, keeping the storage.
+    mutating func reset() {
+        guard totalCount > 0 else { return }
+        let limit = index(of: maxValue)
+        for index in 0...limit { counts[index] = 0 }
+        totalCount = 0
+        clampedCount = 0
+        maxValue = 0
+        minNonZeroValue = .max
+    }
+
+    /// The value at `percentile` (0–100): the highest value equivalent to the bucket where the
+    /// running count reaches `percentile`% of the total (rounded to the nearest count, at least
+    /// one), as HdrHistogram's Python and C ports compute it; 0 when empty.
+    func value(atPercentile percentile: Double) -> Int64 {
+        guard totalCount > 0 else { return 0 }
+        let requested = min(max(percentile, 0), 100)
+        let target = max(Int64((requested * Double(totalCount) / 100) + 0.5), 1)
+        var running: Int64 = 0
+        for (index, count) in counts.enumerated() where count != 0 {
+            running += count
+            if running >= target {
+                let low = value(at: index)
+                return requested == 0 ? low : highestEquivalentValue(low)
+            }
+        }
+        return 0
+    }
+
+    /// The mean of the counted values (each at the middle of its bucket).
+    var mean: Double {
+        guard totalCount > 0 else { return 0 }
+        var sum = 0.0
+        for (index, count) in counts.enumerated() where count != 0 {
+            let low = value(at: index)
+            let middle = Double(low) + Double(sizeOfEquivalentRange(low) - 1) / 2
+            sum += middle * Double(count)
+        }
+        return sum / Double(totalCount)
+    }
+
+    /// The largest counted value as HdrHistogram reports it (the top of its bucket).
+    var reportedMax: Int64 { totalCount == 0 ? 0 : highestEquivalentValue(maxValue) }
+}
