@@ -58,9 +58,11 @@ build: deps
 
 # The Courier layer's main jobs against loopback servers the demo starts itself: a JSON GET
 # decoded into a Decodable, gzip downloads with a progress bar, a multipart upload, a cancelled
-# request, and HTTPS with a right and a wrong SPKI pin.
+# request, HTTPS with a right and a wrong SPKI pin, then the command line: `courier -v` and a
+# 5-second `courier bench`.
 demo: deps
 	$(SWIFT) build --product CourierDemo
+	$(SWIFT) build --product courier
 	"$$($(SWIFT) build --show-bin-path)/CourierDemo"
 
 # The whole suite: the layering check, every Swift Testing test, every test again under

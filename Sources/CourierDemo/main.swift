@@ -108,5 +108,20 @@ do {
     }
 }
 
+// 6. The command line: one `courier -v` transfer with its timings, and a 5-second
+// `courier bench` against the same server.
+heading("courier -v: one transfer, its request and response heads and Courier's timings")
+fflush(nil)  // the child writes to the same terminal: what was printed goes first
+let usersURL = servers.http.baseURL + "/users/42"
+guard let transferStatus = runCourier(["-v", "-o", "/dev/null", "-w", "%{http_code} in %{time_total}s\n", usersURL]) else {
+    fail("the courier executable is not beside the demo (make demo builds it)")
+}
+guard transferStatus == 0 else { fail("courier -v exited with \(transferStatus)") }
+heading("courier bench -c 8 -d 5s: a load test, with HDR percentiles")
+fflush(nil)  // the child writes to the same terminal: what was printed goes first
+guard let benchStatus = runCourier(["bench", "-c", "8", "-t", "1", "-d", "5s", usersURL]), benchStatus == 0 else {
+    fail("courier bench failed")
+}
+
 api.session.invalidate(cancelingTasks: true)
 print("\n✔ demo finished")
