@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""`courier bench` side by side with wrk, h2load (--h1) and ab (-k) against the client
+benchmark's nginx (issue 13): closed-loop small GETs, each generator on core 1 with one thread,
+nginx on core 0, tools interleaved in each round. Prints one line per run: req/s, CPU per request
+(user+system from /usr/bin/time) and maximum RSS.
+
+Run from the repository root after `swift build -c release --product courier` and
+`bash Benchmarks/Client/setup.sh`:  REPS=3 python3 Benchmarks/Client/loadgen.py
+"""
+import json, os, re, subprocess, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__))))
+import run  # noqa: E402  (the Nginx class of the client benchmark)
+
+COURIER = os.environ.get("COURIER", ".build/release/courier")
+SECONDS = 5
+
+
+def timed(argv):
+    p = subprocess.run(["taskset", "-c", "1", "/usr/bin/time", "-f", "TIME %U %S %M"] + argv, capture_output=True, text=True)
+    m = re.search(r"TIME ([\d.]+) ([\d.]+) (\d+)", p.stderr)
+    return p.stdout, float(m.group(1)) + float(m.group(2)), int(m.group(3)) / 1024
+
+
+def main():
+    data = os.environ.get("BENCH_CACHE") or os.path.join(os.path.dirname(__file__), "..", ".build-bench", "data")
+    nginx = run.Nginx(data, 0)
+    nginx.start()
+    try:
+        url = nginx.url("/small", False)
+        for c in (32, 256):
+            for _ in range(int(os.environ.get("REPS", "3"))):
+                out, cpu, rss = timed(["wrk", "-t1", f"-c{c}", f"-d{SECONDS}s", url])
+                rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+                report(c, "wrk", rps, cpu / (rps * SECONDS), rss)
+                out, cpu, rss = timed([COURIER, "bench", "-t", "1", "-c", str(c), "-d", f"{SECONDS}s", "--json", url])
+                result = json.loads(out)
+                report(c, "courier", result["requests_per_second"], cpu / result["requests"], rss)
+                out, cpu, rss = timed(["h2load", "--h1", "-t1", f"-c{c}", "-D", str(SECONDS), url])
+                rps = float(re.search(r"finished in [\d.]+s, ([\d.]+) req/s", out).group(1))
+                report(c, "h2load", rps, cpu / (rps * SECONDS), rss)
+                out, cpu, rss = timed(["ab", "-k", f"-c{c}", "-n", "100000", "-q", url])
+                rps = float(re.search(r"Requests per second:\s+([\d.]+)", out).group(1))
+                report(c, "ab", rps, cpu / 100000, rss)
+    finally:
+        nginx.stop()
+
+
+def report(c, tool, rps, cpu_per_request, rss):
+    print(f"c={c:<4} {tool:8} {rps:10.0f} req/s  {cpu_per_request * 1e6:6.1f} µs/req  rss {rss:5.1f} MiB", flush=True)
+
+
+if __name__ == "__main__":
+    main()
