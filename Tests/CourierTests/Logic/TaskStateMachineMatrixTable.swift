@@ -4,6 +4,7 @@
 enum TaskStateMachineMatrixTable {
     static let rows: [MachineFixture.Named: [String: String]] = [
         .idle: [
+            "revalidating": "idle:  refused",
             "redirected": "idle: ",
             "resume": "preparing: publishResumed,prepare",
             "suspend": "idle: ",
@@ -34,6 +35,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "idle: ",
         ],
         .preparing: [
+            "revalidating": "preparing:  revalidating",
             "redirected": "preparing: ",
             "resume": "preparing: ",
             "suspend": "preparing: publishSuspended",
@@ -64,6 +66,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "preparing: ",
         ],
         .launching: [
+            "revalidating": "launching:  refused",
             "redirected": "awaitingHead: ",
             "resume": "launching: ",
             "suspend": "launching: publishSuspended",
@@ -94,6 +97,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "launching: ",
         ],
         .awaitingHead: [
+            "revalidating": "awaitingHead:  refused",
             "redirected": "awaitingHead: ",
             "resume": "awaitingHead: ",
             "suspend": "awaitingHead: publishSuspended",
@@ -124,6 +128,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "awaitingHead: ",
         ],
         .deciding: [
+            "revalidating": "deciding:  refused",
             "redirected": "deciding: ",
             "resume": "deciding: ",
             "suspend": "deciding: publishSuspended",
@@ -154,6 +159,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "deciding: ",
         ],
         .decidingHeld: [
+            "revalidating": "decidingHeld:  refused",
             "redirected": "decidingHeld: ",
             "resume": "decidingHeld: ",
             "suspend": "decidingHeld: publishSuspended",
@@ -184,6 +190,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "decidingHeld: ",
         ],
         .discarding: [
+            "revalidating": "discarding:  refused",
             "redirected": "discarding: ",
             "resume": "discarding: ",
             "suspend": "discarding: publishSuspended",
@@ -214,6 +221,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "discarding: ",
         ],
         .delivering: [
+            "revalidating": "delivering:  refused",
             "redirected": "delivering: ",
             "resume": "delivering: ",
             "suspend": "delivering: publishSuspended",
@@ -244,6 +252,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "delivering: ",
         ],
         .paused: [
+            "revalidating": "paused:  refused",
             "redirected": "paused: ",
             "resume": "delivering: publishResumed,resumeReading",
             "suspend": "paused: ",
@@ -274,6 +283,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "paused: ",
         ],
         .writingHeld: [
+            "revalidating": "writingHeld:  refused",
             "redirected": "writingHeld: ",
             "resume": "writingHeld: ",
             "suspend": "writingHeld: publishSuspended",
@@ -304,6 +314,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "writingHeld: ",
         ],
         .cancelingLaunching: [
+            "revalidating": "cancelingLaunching:  refused",
             "redirected": "cancelingLaunching: ",
             "resume": "cancelingLaunching: ",
             "suspend": "cancelingLaunching: ",
@@ -334,6 +345,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "cancelingLaunching: ",
         ],
         .canceling: [
+            "revalidating": "canceling:  refused",
             "redirected": "canceling: ",
             "resume": "canceling: ",
             "suspend": "canceling: ",
@@ -364,6 +376,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "canceling: ",
         ],
         .finishing: [
+            "revalidating": "finishing:  refused",
             "redirected": "finishing: ",
             "resume": "finishing: ",
             "suspend": "finishing: publishSuspended",
@@ -394,6 +407,7 @@ enum TaskStateMachineMatrixTable {
             "downloadDone": "completed: complete(ok)",
         ],
         .completed: [
+            "revalidating": "completed:  refused",
             "redirected": "completed: ",
             "resume": "completed: ",
             "suspend": "completed: ",
@@ -425,6 +439,7 @@ enum TaskStateMachineMatrixTable {
         ],
         // A task with a retrier whose attempt failed: the retrier decides.
         .retrying: [
+            "revalidating": "retrying:  refused",
             "redirected": "retrying: ",
             "resume": "retrying: ",
             "suspend": "retrying: publishSuspended",

@@ -125,6 +125,13 @@ import Testing
             let actions = f.machine.downloadFinished(.success(URL(fileURLWithPath: "/tmp/x")))
             return f.outcome(actions)
         }),
+        // The cache's stale entry, given while the first request is prepared (RFC 9111 §4.3.1):
+        // it asks for nothing; whether the machine kept it is the outcome.
+        ("revalidating", { f in
+            let stored = CachedResponse(response: MachineFixture.response(), data: Data("stored".utf8))
+            f.machine.revalidating(stored)
+            return f.outcome(.none) + (f.machine.revalidating != nil ? " revalidating" : " refused")
+        }),
     ]
 
     static let expected: [MachineFixture.Named: [String: String]] = TaskStateMachineMatrixTable.rows
