@@ -6,7 +6,7 @@ FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzReq
 # The cookie jar's Set-Cookie parser and curl cookie-file reader.
 FUZZ_TARGETS += FuzzCookies
 
-.PHONY: all build demo test deps linkage test-only test-tsan test-asan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
+.PHONY: all build install demo test deps linkage test-only test-tsan test-asan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
 
 all: build
 
@@ -55,6 +55,14 @@ deps:
 
 build: deps
 	$(SWIFT) build
+
+# The `courier` command (curl's flags, and `courier bench`): a release build, copied to
+# $(PREFIX)/bin (default /usr/local/bin).
+PREFIX ?= /usr/local
+install: deps
+	$(SWIFT) build -c release --product courier
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/courier" "$(DESTDIR)$(PREFIX)/bin/courier"
 
 # The Courier layer's main jobs against loopback servers the demo starts itself: a JSON GET
 # decoded into a Decodable, gzip downloads with a progress bar, a multipart upload, a cancelled
