@@ -12,6 +12,7 @@ extension EventLoopGroup {
             throw PosixError(code: errno, call: "sched_getaffinity")
         }
         var cpus: [Int] = []
+        // Safe: the bytes of a local value, read only inside the closure.
         withUnsafeBytes(of: &set) { bytes in
             for (index, byte) in bytes.enumerated() where byte != 0 {
                 for bit in 0..<8 where byte & (1 << bit) != 0 { cpus.append(index * 8 + bit) }
@@ -41,6 +42,7 @@ extension EventLoopGroup {
     private static func bindCallingThread(to cpu: Int) -> Int32 {
         var set = cpu_set_t()
         guard cpu >= 0 && cpu < MemoryLayout<cpu_set_t>.size * 8 else { return EINVAL }
+        // Safe: a local value's bytes, written inside the closure at an index checked above.
         withUnsafeMutableBytes(of: &set) { bytes in bytes[cpu / 8] |= UInt8(1 << (cpu % 8)) }
         return sched_setaffinity(0, MemoryLayout<cpu_set_t>.size, &set) == 0 ? 0 : errno
     }
