@@ -25,8 +25,10 @@ struct RequestConversion {
         case .success(let parsed): url = parsed
         case .failure(let error): throw CourierError(.invalidURL, underlying: error, failingURL: request.url, detail: error.description)
         }
-        guard url.scheme == .http || url.scheme == .https else {
-            throw CourierError(.invalidURL, failingURL: request.url, detail: "only http and https URLs are supported")
+        // `http+unix` (HTTP over a Unix-domain socket, curl's `--unix-socket`) is plain HTTP to
+        // a local path: the transport connects to the socket and sends `Host: localhost`.
+        guard url.scheme == .http || url.scheme == .https || url.scheme == .unix else {
+            throw CourierError(.invalidURL, failingURL: request.url, detail: "only http, https and http+unix URLs are supported")
         }
         var headers = request.headers
         for field in additionalHeaders where !headers.contains(field.name) {
