@@ -6,7 +6,7 @@ struct SessionSetup {
     let options: CurlOptions
 
     /// The session configuration (the proxy decided per URL: `proxied` false for a `--noproxy` host).
-    func configuration(monitor: TransferMonitor, har: HARRecorder?, cookies: CookieJar?, proxied: Bool) throws(CurlExit) -> SessionConfiguration {
+    func configuration(monitor: TransferMonitor, cookies: CookieJar?, proxied: Bool) throws(CurlExit) -> SessionConfiguration {
         var configuration = SessionConfiguration()
         configuration.maximumInMemoryBodySize = Int.max
         configuration.client.redirects = redirects
@@ -29,9 +29,8 @@ struct SessionSetup {
         configuration.client.tls = tls
         configuration.client.proxy = proxied ? try proxy() : .none
         configuration.httpCookieStorage = cookies
-        var monitors: [any EventMonitor] = [monitor]
-        if let har { monitors.append(har) }
-        configuration.eventMonitors = monitors
+        // The monitor feeds `--har`'s recorder itself.
+        configuration.eventMonitors = [monitor]
         if options.retry > 0 { configuration.interceptor = retryPolicy }
         return configuration
     }

@@ -22,6 +22,8 @@ struct SingleTransfer {
     private var uploadBytes: Int64 = 0
     private var resumeOffset: Int64 = 0
     private var suppressBody = false
+    /// `-f` met an error status: curl stops there, and counts no body.
+    private var failedOnStatus = false
     private var rangeIgnored = false
     private var ownFailure: CurlExit?
 
@@ -95,13 +97,14 @@ struct SingleTransfer {
                 finalResponse = response
                 head(response)
                 suppressBody = request.method == .HEAD
-                if response.statusCode >= 400 && options.fail && !options.failWithBody { suppressBody = true }
+                failedOnStatus = response.statusCode >= 400 && options.fail && !options.failWithBody
+                if failedOnStatus { suppressBody = true }
                 if resumeOffset > 0 && response.statusCode == 200 {
                     rangeIgnored = true
                     suppressBody = true
                 }
             case .data(let data):
-                bodyBytes += Int64(data.count)
+                if !failedOnStatus { bodyBytes += Int64(data.count) }
                 if !suppressBody, let output { data.withUnsafeBytes { output.write($0) } }
             case .retry(let delay, let error):
                 if let delay, !options.silent {

@@ -14,24 +14,32 @@ enum TransferEvent: Sendable {
 
 /// An ``EventMonitor`` that hands every event of the session's tasks to one `AsyncStream`, on a
 /// queue of its own, so the command writes heads, body bytes and `-v` lines as they happen.
+///
+/// `--har`'s recorder is fed from here, before each event is handed on, so a transfer the
+/// command has seen complete is in the log.
 final class TransferMonitor: EventMonitor {
     let queue = DispatchQueue(label: "courier.cli.transfer-monitor")
     let events: AsyncStream<TransferEvent>
+    let har: HARRecorder?
     private let continuation: AsyncStream<TransferEvent>.Continuation
 
-    init() {
+    init(har: HARRecorder?) {
+        self.har = har
         (events, continuation) = AsyncStream.makeStream(of: TransferEvent.self)
     }
 
     func task(_ task: SessionTask, didStartAttempt attempt: Int, request: Request) {
+        har?.task(task, didStartAttempt: attempt, request: request)
         continuation.yield(.attempt(attempt, request))
     }
 
     func task(_ task: SessionTask, didFollowRedirect response: Response, to request: Request) {
+        har?.task(task, didFollowRedirect: response, to: request)
         continuation.yield(.redirect(response, request))
     }
 
     func task(_ task: SessionTask, didReceiveResponse response: Response) {
+        har?.task(task, didReceiveResponse: response)
         continuation.yield(.response(response))
     }
 
@@ -48,6 +56,7 @@ final class TransferMonitor: EventMonitor {
     }
 
     func taskCompleted(_ completion: TaskCompletion) {
+        har?.taskCompleted(completion)
         continuation.yield(.completed(completion))
     }
 

@@ -10,9 +10,8 @@ struct TransferRunner {
     let options: CurlOptions
 
     func run() async -> Int32 {
-        let monitor = TransferMonitor()
-        // On the monitor's queue: done with a task when the monitor is.
-        let har = options.har.map { _ in HARRecorder(queue: monitor.queue) }
+        let har = options.har.map { _ in HARRecorder() }
+        let monitor = TransferMonitor(har: har)
         let cookies = cookieJar()
         let setup = SessionSetup(options: options)
         var sessions: [Bool: SessionManager] = [:]
@@ -30,7 +29,7 @@ struct TransferRunner {
                 if let existing = sessions[proxied] {
                     session = existing
                 } else {
-                    let configuration = try setup.configuration(monitor: monitor, har: har, cookies: cookies, proxied: proxied)
+                    let configuration = try setup.configuration(monitor: monitor, cookies: cookies, proxied: proxied)
                     do {
                         session = try SessionManager(configuration: configuration, securityPolicy: try setup.securityPolicy())
                     } catch let error as CurlExit {
@@ -55,8 +54,6 @@ struct TransferRunner {
             }
         }
         if let path = options.har, let har {
-            // The recorder shares the monitor's serial queue: drain what it was handed.
-            monitor.queue.sync {}
             do { try har.jsonData(prettyPrinted: true).write(to: URL(fileURLWithPath: path)) } catch {
                 report(CurlExit(CurlExit.writeError, "Failed to write the HAR log to \(path): \(error)"))
                 status = CurlExit.writeError
