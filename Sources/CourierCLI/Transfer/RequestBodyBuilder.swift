@@ -46,6 +46,8 @@ struct RequestBodyBuilder {
         } else if !options.form.isEmpty {
             let form = MultipartFormData()
             for field in options.form { try append(field, to: form) }
+            // `--limit-rate` bounds the upload too.
+            if let rate = options.limitRate { form.throttle(bytesPerSecond: Int(rate)) }
             payload.body = form.makeBody()
             payload.length = form.contentLength
             payload.contentType = form.contentType

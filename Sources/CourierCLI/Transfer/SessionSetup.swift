@@ -31,7 +31,8 @@ struct SessionSetup {
         configuration.httpCookieStorage = cookies
         // The monitor feeds `--har`'s recorder itself.
         configuration.eventMonitors = [monitor]
-        if options.retry > 0 { configuration.interceptor = retryPolicy }
+        // `--retry`: each request carries its own ``CurlRetry`` (its `--retry-max-time` clock
+        // starts with the transfer).
         return configuration
     }
 

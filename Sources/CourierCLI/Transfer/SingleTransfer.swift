@@ -82,6 +82,8 @@ struct SingleTransfer {
         if resumeOffset > 0 { try? request.setValue("bytes=\(resumeOffset)-", forHTTPHeaderField: "Range") }
 
         let task = session.dataTask(with: request) { _ in }
+        let progress = ProgressMeter(options: options, toStandardOutput: output?.target == .standardOutput)
+        var limiter = options.limitRate.map { RateLimiter(bytesPerSecond: $0) }
         task.resume()
         var completion: TaskCompletion?
         loop: while let event = await events.next() {
@@ -95,6 +97,7 @@ struct SingleTransfer {
                 verbose(HeadText.prefixed(HeadText.request(next, bodyLength: next.body == nil ? nil : payload.length, compressed: options.compressed), with: "> "))
             case .response(let response):
                 finalResponse = response
+                progress.start(response, decoding: options.compressed)
                 head(response)
                 suppressBody = request.method == .HEAD
                 failedOnStatus = response.statusCode >= 400 && options.fail && !options.failWithBody
@@ -106,6 +109,13 @@ struct SingleTransfer {
             case .data(let data):
                 if !failedOnStatus { bodyBytes += Int64(data.count) }
                 if !suppressBody, let output { data.withUnsafeBytes { output.write($0) } }
+                progress.update(data.count)
+                if let wait = limiter?.delay(after: data.count) {
+                    // `--limit-rate`: stop reading the socket until the average is back under it.
+                    task.suspend()
+                    try? await Task.sleep(for: wait)
+                    task.resume()
+                }
             case .retry(let delay, let error):
                 if let delay, !options.silent {
                     StandardError.write("Warning: Problem: \(CurlExit(error).message). Will retry in \(WriteOut.sixDecimals(delay)) seconds.\n")
@@ -118,10 +128,17 @@ struct SingleTransfer {
                 break loop
             }
         }
+        progress.finish()
         if let response = completion?.response, finalResponse == nil { finalResponse = response }
         if let url = finalResponse?.httpURL { effectiveURL = url.absoluteString }
         if let error = completion?.error, !error.isCancelled || ownFailure == nil {
-            throw CurlExit(error)
+            let exit = CurlExit(error)
+            // The peer went away before the request was all written: curl's send failure (55),
+            // not an empty reply (52), which means the request was sent and nothing came back.
+            if exit.code == CurlExit.gotNothing, request.body != nil, let last = metrics?.transactionMetrics.last, last.requestEnd == nil {
+                throw CurlExit(CurlExit.sendError, "Failure when sending data to the peer (phase send): the connection closed while the request body was being written")
+            }
+            throw exit
         }
     }
 
@@ -141,6 +158,7 @@ struct SingleTransfer {
         var request = Request(url: target, method: method, body: payload.body, timeoutInterval: 0,
                               totalTimeoutInterval: options.maximumTime)
         request.redirects = setup.redirects
+        if options.retry > 0 { request.interceptor = CurlRetry(options: options, policy: setup.retryPolicy) }
         do {
             try request.setValue(options.userAgent ?? Self.userAgent, forHTTPHeaderField: "User-Agent")
             try request.setValue(payload.accept ?? "*/*", forHTTPHeaderField: "Accept")
