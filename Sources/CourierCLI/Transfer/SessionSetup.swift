@@ -8,7 +8,8 @@ struct SessionSetup {
     /// The session configuration (the proxy decided per URL: `proxied` false for a `--noproxy` host).
     func configuration(monitor: TransferMonitor, cookies: CookieJar?, proxied: Bool) throws(CurlExit) -> SessionConfiguration {
         var configuration = SessionConfiguration()
-        configuration.maximumInMemoryBodySize = Int.max
+        // The body goes to the output as it arrives; the task keeps none of it.
+        configuration.retainsDataTaskBodies = false
         configuration.client.redirects = redirects
         configuration.client.decompression = options.compressed
         // One connection: a curl process transfers its URLs one after another and reuses it.
