@@ -8,6 +8,10 @@ import FoundationEssentials
 /// redirect hook into the transport's handler).
 struct RequestConversion {
     var additionalHeaders: HTTPFields
+    /// The transport's connect and TLS handshake timeouts (the session's
+    /// `configuration.client.timeouts`, or its shared client's), which each request keeps; its
+    /// idle and total timeouts come from the request and the task's deadline.
+    var transportTimeouts = HTTPClientTimeouts()
 
     /// Field names that carry credentials for one origin (as the transport's redirect rules).
     static let credentialFieldNames = ["authorization", "cookie", "proxy-authorization"]
@@ -45,7 +49,8 @@ struct RequestConversion {
             headers.remove(name: "Content-Length")
         }
         var converted = HTTPClientRequest(method: request.method, url: url, headers: headers, body: body)
-        var timeouts = HTTPClientTimeouts()
+        var timeouts = transportTimeouts
+        timeouts.total = nil
         timeouts.idleRead = Self.timeAmount(request.timeoutInterval)
         if let deadline {
             let remaining = deadline.remaining()
