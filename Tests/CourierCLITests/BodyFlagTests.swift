@@ -73,4 +73,11 @@ import Testing
         let stdin = try CourierRun.run(["-T", "-", server.baseURL + "/echo"], stdin: Array("from stdin".utf8))
         #expect(stdin.out == "from stdin")
     }
+
+    @Test func dataFromStandardInput() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        let run = try CourierRun.run(["-d", "@-", server.baseURL + "/echo"], stdin: Array("line1\nline2\n".utf8))
+        #expect(run.out == "line1line2")
+    }
 }

@@ -18,6 +18,9 @@ struct CurlGoldenTests {
         ["-d", "a=1", "-d", "b=2", "/echo"],
         ["-L", "/redirect"],
         ["/missing", "-f"],
+        ["-I", "/hello"],
+        ["-X", "PUT", "--data-binary", "xyz", "/echo"],
+        ["-G", "-d", "q=1", "/hello"],
     ])
     func writeOutAgreesWithCurl(_ arguments: [String]) throws {
         let server = try CLI.server()
@@ -38,6 +41,21 @@ struct CurlGoldenTests {
         #expect(times.allSatisfy { $0 != nil })
         #expect(times.compactMap { $0 } == times.compactMap { $0 }.sorted())
         #expect(Self.times.allSatisfy { expected[$0]?.doubleValue != nil })
+    }
+
+    @Test func aRefusedConnectionAgreesWithCurl() throws {
+        let server = try CLI.server()
+        let url = server.baseURL + "/hello"
+        server.shutdown()
+        let common = ["-s", "-w", "%{json}", url]
+        let curl = try Process.run("/usr/bin/curl", common)
+        let courier = try CourierRun.run(common)
+        #expect(courier.status == curl.status)
+        let expected = try CLI.json(curl.out)
+        let actual = try CLI.json(courier.out)
+        for field in ["http_code", "exitcode", "size_download", "num_connects", "url_effective"] {
+            #expect(actual[field] == expected[field], "\(field)")
+        }
     }
 
     @Test func cookieFilesRoundTripBetweenCurlAndCourier() throws {

@@ -61,4 +61,13 @@ import Testing
         #expect(run.status == 2)
         #expect(run.err.contains("--header"))
     }
+
+    @Test func anInjectedHeaderIsRefusedBeforeAnythingIsSent() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        let run = try CourierRun.run(["-H", "X-Evil: a\r\nHost: other", server.baseURL + "/hello"])
+        #expect(run.status == 43)
+        #expect(run.err.hasPrefix("courier: (43) "))
+        #expect(server.requests.isEmpty)
+    }
 }

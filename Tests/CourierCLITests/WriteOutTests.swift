@@ -60,4 +60,11 @@ import Testing
         let run = try CourierRun.run(["-o", "/dev/null", "-w", "@" + directory + "/format", server.baseURL + "/hello"])
         #expect(run.out == "code=200 size=5\n")
     }
+
+    @Test func aResponseHeaderByName() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        let run = try CourierRun.run(["-o", "/dev/null", "-w", "%header{content-type}|%header{x-none}|", server.baseURL + "/hello"])
+        #expect(run.out == "text/plain||")
+    }
 }

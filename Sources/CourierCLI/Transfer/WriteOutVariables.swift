@@ -35,7 +35,7 @@ struct WriteOutVariables {
         let redirectTime = transactions.count > 1 ? start : 0
         let remote = last?.remoteAddress
         let local = last?.localAddress
-        let connects = transactions.filter { !$0.reusedConnection }.count
+        let connects = transactions.filter { !$0.reusedConnection && $0.connectEnd != nil }.count
         var list: [(String, WriteOut.Value)] = [
             ("content_type", response?.value(forHTTPHeaderField: "Content-Type").map(WriteOut.Value.text) ?? .null),
             ("errormsg", errorMessage.map(WriteOut.Value.text) ?? .null),
