@@ -51,4 +51,16 @@ import Testing
         #expect(sent.status == 0)
         #expect(server.requests.last?.header("Cookie") == "fresh=1")
     }
+
+    @Test func cookieJarToStdout() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        server.route("/set") { _, connection in
+            try connection.respond(headers: [("Set-Cookie", "k=v; Path=/")], body: "")
+        }
+        let run = try CourierRun.run(["-c", "-", server.baseURL + "/set"])
+        #expect(run.status == 0)
+        #expect(run.out.hasPrefix("# Netscape HTTP Cookie File"))
+        #expect(run.out.contains("\tk\tv"))
+    }
 }

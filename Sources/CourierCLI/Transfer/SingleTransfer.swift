@@ -26,6 +26,8 @@ struct SingleTransfer {
     private var failedOnStatus = false
     private var rangeIgnored = false
     private var ownFailure: CurlExit?
+    /// The command cancelled the task itself (an `-f` failure, an ignored range, a write error).
+    private var aborted = false
 
     init(options: CurlOptions, index: Int, urlText: String) {
         self.options = options
@@ -106,9 +108,21 @@ struct SingleTransfer {
                     rangeIgnored = true
                     suppressBody = true
                 }
+                // curl stops a transfer that has failed already rather than read its body.
+                if failedOnStatus || rangeIgnored, response.statusCode >= 200, !aborted {
+                    aborted = true
+                    task.cancel()
+                }
             case .data(let data):
                 if !failedOnStatus { bodyBytes += Int64(data.count) }
-                if !suppressBody, let output { data.withUnsafeBytes { output.write($0) } }
+                if !suppressBody, let output {
+                    data.withUnsafeBytes { output.write($0) }
+                    // A write error (a closed pipe, a full disk) ends the transfer: curl's 23.
+                    if output.failure != nil, !aborted {
+                        aborted = true
+                        task.cancel()
+                    }
+                }
                 progress.update(data.count)
                 if let wait = limiter?.delay(after: data.count) {
                     // `--limit-rate`: stop reading the socket until the average is back under it.
@@ -131,7 +145,9 @@ struct SingleTransfer {
         progress.finish()
         if let response = completion?.response, finalResponse == nil { finalResponse = response }
         if let url = finalResponse?.httpURL { effectiveURL = url.absoluteString }
-        if let error = completion?.error, !error.isCancelled || ownFailure == nil {
+        // A transfer the command stopped itself: `finish()` names why (22, 23 or 33).
+        if aborted, completion?.error?.isCancelled ?? true { return }
+        if let error = completion?.error {
             let exit = CurlExit(error)
             // The peer went away before the request was all written: curl's send failure (55),
             // not an empty reply (52), which means the request was sent and nothing came back.

@@ -48,9 +48,16 @@ struct TransferRunner {
             if transfer.exitCode != 0 { status = transfer.exitCode }
         }
         if let path = options.cookieJar, let cookies {
-            do { try cookies.write(toFile: path) } catch {
-                report(CurlExit(CurlExit.writeError, "Failed to save cookies in \(path): \(error)"))
-                status = CurlExit.writeError
+            // `-c -`: the cookie file on stdout.
+            if path == "-" {
+                let out = OutputFile(.standardOutput)
+                out.write(cookies.netscapeCookieFile())
+                if out.failure != nil { status = CurlExit.writeError }
+            } else {
+                do { try cookies.write(toFile: path) } catch {
+                    report(CurlExit(CurlExit.writeError, "Failed to save cookies in \(path): \(error)"))
+                    status = CurlExit.writeError
+                }
             }
         }
         if let path = options.har, let har {
