@@ -72,4 +72,23 @@ import Testing
         #expect(run.status == 55 || run.status == 56, "\(run.err)")
         #expect(run.err.contains("phase send") || run.err.contains("phase receive"))
     }
+
+    @Test(.enabled(if: CLI.installed("script"), "script(1) gives the run a terminal"))
+    func aProgressBarOnATerminalOnly() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        let body = [UInt8](repeating: 0x61, count: 100_000)
+        server.route("/big") { _, connection in try connection.respond(body: body) }
+        server.route("/chunked") { _, connection in try connection.sendChunked(chunks: [Array("abc".utf8)]) }
+        func onTerminal(_ arguments: String) throws -> CourierRun {
+            try CourierRun.run(["-qec", "'\(CourierRun.executable)' " + arguments, "/dev/null"], program: "/usr/bin/script")
+        }
+        let bar = try onTerminal("-o /dev/null \(server.baseURL)/big")
+        #expect(bar.status == 0)
+        #expect(bar.out.contains("100%"))
+        let unknown = try onTerminal("-o /dev/null \(server.baseURL)/chunked")
+        #expect(unknown.out.contains("size unknown: chunked"))
+        let silent = try onTerminal("-s -o /dev/null \(server.baseURL)/big")
+        #expect(!silent.out.contains("%"))
+    }
 }
