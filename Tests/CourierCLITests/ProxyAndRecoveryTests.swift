@@ -91,4 +91,16 @@ import Testing
         #expect(har["log"]?["entries"]?.arrayValue?.count == 2)
         #expect(har["log"]?["entries"]?[0]?["response"]?["status"]?.intValue == 200)
     }
+
+    @Test func httpsThroughAnHTTPProxyTunnelsWithCredentials() throws {
+        let server = try CLI.server(tls: ExitCodeTests.validTLS)
+        defer { server.shutdown() }
+        let proxy = try ConnectProxy(credentials: (user: "u", password: "p"))
+        defer { proxy.shutdown() }
+        let run = try CourierRun.run(["-x", "http://u:p@127.0.0.1:\(proxy.port)", "--cacert", TestCertificates.path("ca.pem"),
+                                      "https://localhost:\(server.port)/hello"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out == "hello")
+        #expect(proxy.connectTargets == ["localhost:\(server.port)"])
+    }
 }
