@@ -43,6 +43,27 @@ struct CurlGoldenTests {
         #expect(Self.times.allSatisfy { expected[$0]?.doubleValue != nil })
     }
 
+    @Test func anHTTPSTransferAgreesWithCurl() throws {
+        let server = try CLI.server(tls: ExitCodeTests.validTLS)
+        defer { server.shutdown() }
+        let common = ["-s", "--cacert", TestCertificates.path("ca.pem"), "-o", "/dev/null", "-w", "%{json}",
+                      "https://localhost:\(server.port)/hello"]
+        let curl = try Process.run("/usr/bin/curl", common)
+        let courier = try CourierRun.run(common)
+        #expect(courier.status == curl.status)
+        let expected = try CLI.json(curl.out)
+        let actual = try CLI.json(courier.out)
+        for field in ["http_code", "size_download", "num_connects", "url_effective", "remote_port", "content_type", "exitcode", "scheme"] {
+            #expect(actual[field] == expected[field], "\(field)")
+        }
+        let order = ["time_namelookup", "time_connect", "time_appconnect", "time_pretransfer", "time_starttransfer", "time_total"]
+        let times = order.compactMap { actual[$0]?.doubleValue }
+        #expect(times.count == order.count)
+        #expect(times == times.sorted())
+        #expect((actual["time_appconnect"]?.doubleValue ?? 0) > 0)
+        #expect((expected["time_appconnect"]?.doubleValue ?? 0) > 0)
+    }
+
     @Test func aRefusedConnectionAgreesWithCurl() throws {
         let server = try CLI.server()
         let url = server.baseURL + "/hello"
