@@ -9,15 +9,16 @@ import Testing
         #expect(run.status == code, "stderr: \(run.err)", sourceLocation: sourceLocation)
         #expect(run.err.hasPrefix("courier: (\(code)) "), sourceLocation: sourceLocation)
         #expect(run.err.split(separator: "\n").count == 1, sourceLocation: sourceLocation)
+        #expect(run.err.contains("(phase "), "the line names the phase", sourceLocation: sourceLocation)
         if let phase { #expect(run.err.contains("phase \(phase)"), sourceLocation: sourceLocation) }
     }
 
     @Test func malformedURLIs3() throws {
-        expectFailure(try CourierRun.run(["http://[::1/"]), 3)
+        expectFailure(try CourierRun.run(["http://[::1/"]), 3, phase: "serialize")
     }
 
     @Test func unsupportedSchemeIs1() throws {
-        expectFailure(try CourierRun.run(["gopher://127.0.0.1/"]), 1)
+        expectFailure(try CourierRun.run(["gopher://127.0.0.1/"]), 1, phase: "serialize")
     }
 
     @Test func unresolvableHostIs6() throws {
@@ -35,13 +36,13 @@ import Testing
     @Test func writeErrorIs23() throws {
         let server = try CLI.server()
         defer { server.shutdown() }
-        expectFailure(try CourierRun.run(["-o", "/dev/full", server.baseURL + "/hello"]), 23)
+        expectFailure(try CourierRun.run(["-o", "/dev/full", server.baseURL + "/hello"]), 23, phase: "file")
     }
 
     @Test func unreadableLocalFileIs26() throws {
         let server = try CLI.server()
         defer { server.shutdown() }
-        expectFailure(try CourierRun.run(["-d", "@/nonexistent/courier-data", server.baseURL + "/echo"]), 26)
+        expectFailure(try CourierRun.run(["-d", "@/nonexistent/courier-data", server.baseURL + "/echo"]), 26, phase: "serialize")
         expectFailure(try CourierRun.run(["-T", "/nonexistent/courier-data", server.baseURL + "/echo"]), 26)
         #expect(server.requests.isEmpty)
     }
@@ -65,7 +66,7 @@ import Testing
         let directory = try CLI.scratchDirectory()
         try CLI.write("hel", to: directory + "/part")
         let run = try CourierRun.run(["-C", "-", "-o", directory + "/part", server.baseURL + "/hello"])
-        expectFailure(run, 33)
+        expectFailure(run, 33, phase: "receive")
         #expect(server.requests.first?.header("Range") == "bytes=3-")
         #expect(CLI.read(directory + "/part") == "hel")
     }
@@ -101,7 +102,7 @@ import Testing
     @Test func untrustedCertificateIs60() throws {
         let server = try CLI.server(tls: Self.validTLS)
         defer { server.shutdown() }
-        expectFailure(try CourierRun.run(["https://localhost:\(server.port)/hello"]), 60)
+        expectFailure(try CourierRun.run(["https://localhost:\(server.port)/hello"]), 60, phase: "trust")
     }
 
     @Test func badContentEncodingIs61() throws {
@@ -119,6 +120,6 @@ import Testing
         let wrong = "sha256//" + String(repeating: "A", count: 43) + "="
         let run = try CourierRun.run(["--cacert", TestCertificates.path("ca.pem"), "--pinnedpubkey", wrong,
                                       "https://localhost:\(server.port)/hello"])
-        expectFailure(run, 90)
+        expectFailure(run, 90, phase: "trust")
     }
 }

@@ -44,7 +44,7 @@ import Testing
         let run = try CourierRun.run(["-f", server.baseURL + "/missing"])
         #expect(run.status == 22)
         #expect(run.out.isEmpty)
-        #expect(run.err == "courier: (22) The requested URL returned error: 404\n")
+        #expect(run.err == "courier: (22) The requested URL returned error: 404 (phase validate)\n")
     }
 
     @Test func failWithBodyKeepsTheBody() throws {

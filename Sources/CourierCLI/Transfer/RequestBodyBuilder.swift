@@ -58,7 +58,7 @@ struct RequestBodyBuilder {
                 payload.length = Int64(bytes.count)
             } else {
                 guard let size = LocalFile.size(ofRegularFile: upload) else {
-                    throw CurlExit(CurlExit.readError, "Failed to open/read local data from file \(upload)")
+                    throw CurlExit(CurlExit.readError, "Failed to open/read local data (phase serialize): \(upload) is not a readable regular file")
                 }
                 payload.body = .file(URL(fileURLWithPath: upload))
                 payload.length = size
@@ -101,7 +101,7 @@ struct RequestBodyBuilder {
     /// `-F name=content`, `-F name=@file;type=…;filename=…`, `-F name=<file`.
     private func append(_ field: String, to form: MultipartFormData) throws(CurlExit) {
         guard let equals = field.firstIndex(of: "=") else {
-            throw CurlExit(CurlExit.badFunctionArgument, "Illegally formatted input field: \(field)")
+            throw CurlExit(CurlExit.badFunctionArgument, "Illegally formatted input field (phase serialize): \(field)")
         }
         let name = String(field[..<equals])
         let value = String(field[field.index(after: equals)...])
@@ -148,7 +148,7 @@ struct RequestBodyBuilder {
         } catch let error as CurlExit {
             throw error
         } catch {
-            throw CurlExit(CurlExit.badFunctionArgument, "Illegally formatted input field: \(field): \(error)")
+            throw CurlExit(CurlExit.badFunctionArgument, "Illegally formatted input field (phase serialize): \(field): \(error)")
         }
     }
 
@@ -157,7 +157,7 @@ struct RequestBodyBuilder {
         if path == "-" { return try readStandardInput() }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw CurlExit(CurlExit.readError, "Failed to open/read local data from file \(path): \(String(cString: strerror(errno)))")
+            throw CurlExit(CurlExit.readError, "Failed to open/read local data (phase serialize): \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
         return try readAll(descriptor, name: path)
@@ -172,7 +172,7 @@ struct RequestBodyBuilder {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw CurlExit(CurlExit.readError, "Failed to open/read local data from \(name): \(String(cString: strerror(errno)))")
+                throw CurlExit(CurlExit.readError, "Failed to open/read local data (phase serialize): \(name): \(String(cString: strerror(errno)))")
             }
             if count == 0 { return bytes }
             bytes += chunk[..<count]

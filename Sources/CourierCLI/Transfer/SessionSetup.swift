@@ -70,7 +70,7 @@ struct SessionSetup {
         let value = text.contains("://") ? text : "http://" + text
         let server: ProxyServer
         do { server = try ProxyServer(parsing: value) } catch {
-            throw CurlExit(CurlExit.couldNotResolveProxy, "Unsupported proxy syntax in '\(text)': \(error)")
+            throw CurlExit(CurlExit.couldNotResolveProxy, "Unsupported proxy syntax (phase connect) in '\(text)': \(error)")
         }
         return server.scheme.isSOCKS ? .socks5(server) : .http(server)
     }
@@ -97,7 +97,7 @@ struct SessionSetup {
                 return try SecurityPolicy(pinningMode: .none, allowInvalidCertificates: true, validatesDomainName: false)
             }
         } catch {
-            throw CurlExit(CurlExit.badFunctionArgument, "Invalid TLS settings: \(error)")
+            throw CurlExit(CurlExit.badFunctionArgument, "Invalid TLS settings (phase trust): \(error)")
         }
         return .default
     }

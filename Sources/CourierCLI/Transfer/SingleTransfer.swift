@@ -44,7 +44,7 @@ struct SingleTransfer {
         if let range = text.firstRange(of: "://") {
             let scheme = text[..<range.lowerBound].lowercased()
             guard scheme == "http" || scheme == "https" else {
-                throw CurlExit(CurlExit.unsupportedProtocol, "Protocol \"\(scheme)\" not supported")
+                throw CurlExit(CurlExit.unsupportedProtocol, "Protocol \"\(scheme)\" not supported (phase serialize)")
             }
         } else {
             text = "http://" + text
@@ -59,12 +59,12 @@ struct SingleTransfer {
         }
         var url: HTTPURL
         do { url = try HTTPURL(text) } catch {
-            throw CurlExit(CurlExit.malformedURL, "URL rejected: \(error)")
+            throw CurlExit(CurlExit.malformedURL, "URL rejected (phase serialize): \(error)")
         }
         if let socket = options.unixSocket {
             let path = RequestBodyBuilder.percentEncode(Array(socket.utf8))
             do { url = try HTTPURL("http+unix://\(path)\(url.requestTarget)") } catch {
-                throw CurlExit(CurlExit.malformedURL, "URL rejected: unix socket \(socket): \(error)")
+                throw CurlExit(CurlExit.malformedURL, "URL rejected (phase serialize): unix socket \(socket): \(error)")
             }
         }
         requestURL = url
@@ -162,7 +162,7 @@ struct SingleTransfer {
         var method = HTTPMethod.GET
         if options.head { method = .HEAD } else if options.uploadFile != nil { method = .PUT } else if payload.body != nil { method = .POST }
         if let custom = options.method {
-            guard let parsed = HTTPMethod(custom) else { throw CurlExit(CurlExit.badFunctionArgument, "Invalid method: \(custom)") }
+            guard let parsed = HTTPMethod(custom) else { throw CurlExit(CurlExit.badFunctionArgument, "Invalid method (phase serialize): \(custom)") }
             method = parsed
         }
         var target = url
@@ -228,7 +228,7 @@ struct SingleTransfer {
             path = options.outputs[index]
         } else if index - options.outputs.count < options.remoteNameCount {
             let segment = url.requestTarget.split(separator: "?").first?.split(separator: "/").last.map(String.init) ?? ""
-            guard !segment.isEmpty else { throw CurlExit(CurlExit.writeError, "Remote file name has no length") }
+            guard !segment.isEmpty else { throw CurlExit(CurlExit.writeError, "Remote file name has no length (phase file)") }
             path = segment
         }
         if let name = path, name != "-" {
@@ -311,13 +311,13 @@ struct SingleTransfer {
     mutating func finish() {
         var failure = ownFailure
         if failure == nil, let writeError = output?.failure ?? headerDump?.failure {
-            failure = CurlExit(CurlExit.writeError, "Failure writing output to destination: \(writeError)")
+            failure = CurlExit(CurlExit.writeError, "Failure writing output to destination (phase file): \(writeError)")
         }
         if failure == nil, rangeIgnored {
-            failure = CurlExit(CurlExit.rangeError, "HTTP server doesn't seem to support byte ranges. Cannot resume.")
+            failure = CurlExit(CurlExit.rangeError, "HTTP server doesn't seem to support byte ranges. Cannot resume (phase receive).")
         }
         if failure == nil, let status = finalResponse?.statusCode, status >= 400, options.fail || options.failWithBody {
-            failure = CurlExit(CurlExit.httpReturnedError, "The requested URL returned error: \(status)")
+            failure = CurlExit(CurlExit.httpReturnedError, "The requested URL returned error: \(status) (phase validate)")
         }
         if failure == nil, output?.written == 0 { _ = output?.open() }
         exitCode = failure?.code ?? 0
