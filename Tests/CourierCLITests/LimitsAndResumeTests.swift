@@ -91,4 +91,16 @@ import Testing
         let silent = try onTerminal("-s -o /dev/null \(server.baseURL)/big")
         #expect(!silent.out.contains("%"))
     }
+
+    @Test func retryConnrefusedRetriesARefusedConnection() throws {
+        let server = try CLI.server()
+        let url = server.baseURL + "/hello"
+        server.shutdown()
+        let plain = try CourierRun.run(["-s", "--retry", "1", "--retry-delay", "0", "-w", "%{num_retries}", url])
+        #expect(plain.status == 7)
+        #expect(plain.out == "0")
+        let refused = try CourierRun.run(["-s", "--retry", "1", "--retry-delay", "0", "--retry-connrefused", "-w", "%{num_retries}", url])
+        #expect(refused.status == 7)
+        #expect(refused.out == "1")
+    }
 }

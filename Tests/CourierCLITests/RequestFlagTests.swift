@@ -70,4 +70,25 @@ import Testing
         #expect(run.err.hasPrefix("courier: (43) "))
         #expect(server.requests.isEmpty)
     }
+
+    @Test func urlGlobsExpandAndNameTheirOutputs() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        server.setDefaultHandler { request, connection in try connection.respond(body: request.path) }
+        let directory = try CLI.scratchDirectory()
+        let run = try CourierRun.run(["-o", directory + "/out_#1_#2", server.baseURL + "/{a,b}/[1-2]"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(server.requests.map(\.path) == ["/a/1", "/a/2", "/b/1", "/b/2"])
+        #expect(CLI.read(directory + "/out_b_2") == "/b/2")
+        let literal = try CourierRun.run(["-g", "-s", server.baseURL + "/x[1-2]"])
+        #expect(literal.status == 0)
+        #expect(server.requests.last?.path.hasPrefix("/x") == true)
+        #expect(server.requests.count == 5)
+    }
+
+    @Test func anUnknownLongOptionIsNamedWithoutItsValue() throws {
+        let run = try CourierRun.run(["--no-such=1", "http://127.0.0.1:9/"])
+        #expect(run.status == 2)
+        #expect(run.err.hasPrefix("courier: option --no-such: is unknown"))
+    }
 }

@@ -16,7 +16,7 @@ struct CurlArgumentReader {
         "d": "data", "F": "form", "T": "upload-file", "o": "output", "O": "remote-name", "i": "include",
         "D": "dump-header", "w": "write-out", "L": "location", "f": "fail", "s": "silent", "S": "show-error",
         "v": "verbose", "u": "user", "b": "cookie", "c": "cookie-jar", "k": "insecure", "E": "cert",
-        "x": "proxy", "C": "continue-at", "m": "max-time", "h": "help", "V": "version", "#": "progress-bar",
+        "x": "proxy", "C": "continue-at", "g": "globoff", "m": "max-time", "h": "help", "V": "version", "#": "progress-bar",
     ]
 
     /// Long options that take a value.
@@ -32,7 +32,7 @@ struct CurlArgumentReader {
     static let booleans: Set<String> = [
         "head", "get", "remote-name", "create-dirs", "include", "location", "fail", "fail-with-body", "silent",
         "show-error", "verbose", "compressed", "digest", "basic", "insecure", "retry-all-errors", "help",
-        "version", "progress-bar", "remote-name-all", "progress-meter",
+        "version", "progress-bar", "remote-name-all", "progress-meter", "globoff", "retry-connrefused",
     ]
 
     static func read(_ arguments: [String]) throws(UsageError) -> CurlOptions {
@@ -65,7 +65,8 @@ struct CurlArgumentReader {
                 } else if name.hasPrefix("no-"), booleans.contains(String(name.dropFirst(3))) {
                     try disable(String(name.dropFirst(3)), in: &options)
                 } else {
-                    throw UsageError(message: "option --\(name): is unknown")
+                    let shown = name.split(separator: "=", maxSplits: 1).first.map(String.init) ?? name
+                    throw UsageError(message: "option --\(shown): is unknown")
                 }
             } else {
                 // A cluster of short flags; a valued one takes the rest of the cluster, or the
@@ -168,6 +169,8 @@ struct CurlArgumentReader {
         case "retry-delay": options.retryDelay = try number(text, for: name)
         case "retry-max-time": options.retryMaximumTime = try number(text, for: name)
         case "retry-all-errors": options.retryAllErrors = true
+        case "retry-connrefused": options.retryConnectionRefused = true
+        case "globoff": options.globOff = true
         case "connect-timeout": options.connectTimeout = try number(text, for: name)
         case "max-time": options.maximumTime = try number(text, for: name)
         case "limit-rate": options.limitRate = try rate(text)

@@ -15,6 +15,7 @@ enum CurlHelp {
      -I, --head                    Fetch the headers only (HEAD)
      -G, --get                     Put the -d data in the URL's query, send a GET
          --url <url>               A URL to transfer (as a positional URL)
+     -g, --globoff                 Take {} and [] in URLs literally (default: {a,b} and [1-9] expand)
 
     Body:
      -d, --data <data>             POST data (@file reads a file, CR/LF stripped); repeated -d are joined with &
@@ -26,7 +27,7 @@ enum CurlHelp {
      -T, --upload-file <file>      PUT a file (- for stdin)
 
     Output:
-     -o, --output <file>           Write the body to <file> (- for stdout), one per URL
+     -o, --output <file>           Write the body to <file> (- for stdout), one per URL; #1 is a glob's value
      -O, --remote-name             Name the output file after the URL's last path segment
          --output-dir <dir>        Directory for -o and -O files
          --create-dirs             Create the directories -o names
@@ -72,6 +73,7 @@ enum CurlHelp {
          --retry-delay <seconds>   Wait this long between retries
          --retry-max-time <secs>   Stop retrying after this long
          --retry-all-errors        Retry on every error
+         --retry-connrefused       Count a refused connection as transient
          --connect-timeout <secs>  Longest time to connect
      -m, --max-time <seconds>      Longest time for the whole transfer
          --limit-rate <speed>      Bandwidth cap in bytes/s (k, m, g suffixes)

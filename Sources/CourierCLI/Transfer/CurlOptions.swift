@@ -17,6 +17,8 @@ struct CurlOptions: Sendable {
 
     // The request.
     var urls: [String] = []
+    /// `-g`/`--globoff`: `{}` and `[]` in URLs are literal.
+    var globOff = false
     var method: String?
     var headers: [String] = []
     var userAgent: String?
@@ -72,6 +74,7 @@ struct CurlOptions: Sendable {
     var retryDelay: Double?
     var retryMaximumTime: Double?
     var retryAllErrors = false
+    var retryConnectionRefused = false
     var connectTimeout: Double?
     var maximumTime: Double?
     var limitRate: Int64?

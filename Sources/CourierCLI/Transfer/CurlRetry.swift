@@ -9,6 +9,8 @@ struct CurlRetry: RequestInterceptor {
     let limit: Int
     let fixedDelay: Double?
     let retriesAllErrors: Bool
+    /// `--retry-connrefused`: a refused connection counts as transient.
+    let retriesRefused: Bool
     /// When retrying stops (`--retry-max-time`), on the monotonic clock.
     let deadline: ContinuousClock.Instant?
 
@@ -17,13 +19,17 @@ struct CurlRetry: RequestInterceptor {
         self.limit = options.retry
         self.fixedDelay = options.retryDelay
         self.retriesAllErrors = options.retryAllErrors
+        self.retriesRefused = options.retryConnectionRefused
         self.deadline = options.retryMaximumTime.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
     }
 
     func retry(_ failure: RetryContext) async -> RetryDecision {
         guard failure.retryCount < limit, !failure.error.isCancelled else { return .doNotRetry }
         if let deadline, ContinuousClock.now >= deadline { return .doNotRetry }
-        if retriesAllErrors { return .retryWithDelay(fixedDelay ?? policy.backoff(retryCount: failure.retryCount)) }
+        let refused = (failure.error.underlying as? ClientError)?.code == .connectionFailed
+        // curl does not count a refused connection as transient unless told to.
+        if refused && !retriesRefused && !retriesAllErrors { return .doNotRetry }
+        if retriesAllErrors || (retriesRefused && refused) { return .retryWithDelay(fixedDelay ?? policy.backoff(retryCount: failure.retryCount)) }
         let decision = await policy.retry(failure)
         if let fixedDelay, decision.retries { return .retryWithDelay(fixedDelay) }
         return decision

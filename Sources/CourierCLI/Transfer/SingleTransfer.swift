@@ -7,8 +7,13 @@ import Glibc
 /// (heads, body, `-v` lines), and what `-w` and the exit status report afterwards.
 struct SingleTransfer {
     let options: CurlOptions
+    /// Which URL argument this transfer came from (it picks the `-o`/`-O` that applies).
     let index: Int
+    /// This transfer's place among all of them (`-D` appends after the first).
+    let ordinal: Int
     let urlText: String
+    /// The glob values of this URL (`#1`… in `-o`).
+    let globValues: [String]
 
     private(set) var exitCode: Int32 = 0
     private var errorMessage: String?
@@ -29,10 +34,12 @@ struct SingleTransfer {
     /// The command cancelled the task itself (an `-f` failure, an ignored range, a write error).
     private var aborted = false
 
-    init(options: CurlOptions, index: Int, urlText: String) {
+    init(options: CurlOptions, index: Int, ordinal: Int, urlText: String, globValues: [String] = []) {
         self.options = options
         self.index = index
+        self.ordinal = ordinal
         self.urlText = urlText
+        self.globValues = globValues
     }
 
     // MARK: The URL
@@ -225,7 +232,7 @@ struct SingleTransfer {
     private mutating func openOutputs(for url: HTTPURL) throws(CurlExit) {
         var path: String?
         if index < options.outputs.count {
-            path = options.outputs[index]
+            path = URLGlob.outputName(options.outputs[index], values: globValues)
         } else if index - options.outputs.count < options.remoteNameCount {
             let segment = url.requestTarget.split(separator: "?").first?.split(separator: "/").last.map(String.init) ?? ""
             guard !segment.isEmpty else { throw CurlExit(CurlExit.writeError, "Remote file name has no length (phase file)") }
@@ -242,7 +249,7 @@ struct SingleTransfer {
             output = OutputFile(.standardOutput)
         }
         if let dump = options.dumpHeader {
-            headerDump = dump == "-" ? OutputFile(.standardOutput) : OutputFile(.file(path: dump, append: index > 0))
+            headerDump = dump == "-" ? OutputFile(.standardOutput) : OutputFile(.file(path: dump, append: ordinal > 0))
         }
     }
 

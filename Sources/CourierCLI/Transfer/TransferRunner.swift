@@ -20,9 +20,22 @@ struct TransferRunner {
         defer {
             for session in sessions.values { session.invalidate(cancelingTasks: true) }
         }
+        var jobs: [(index: Int, url: String, values: [String], failure: CurlExit?)] = []
         for (index, text) in options.urls.enumerated() {
-            var transfer = SingleTransfer(options: options, index: index, urlText: text)
+            if options.globOff {
+                jobs.append((index, text, [], nil))
+                continue
+            }
             do {
+                for expansion in try URLGlob.expand(text) { jobs.append((index, expansion.url, expansion.values, nil)) }
+            } catch {
+                jobs.append((index, text, [], CurlExit(CurlExit.malformedURL, "bad URL glob (phase serialize): \(error.description)")))
+            }
+        }
+        for (ordinal, job) in jobs.enumerated() {
+            var transfer = SingleTransfer(options: options, index: job.index, ordinal: ordinal, urlText: job.url, globValues: job.values)
+            do {
+                if let failure = job.failure { throw failure }
                 let url = try transfer.parseURL()
                 let proxied = setup.usesProxy(for: url)
                 let session: SessionManager
