@@ -82,7 +82,8 @@ struct SingleTransfer {
     // MARK: The transfer
 
     mutating func run(
-        url: HTTPURL, session: SessionManager, setup: SessionSetup, events: inout AsyncStream<TransferEvent>.AsyncIterator
+        url: HTTPURL, session: SessionManager, setup: SessionSetup, monitor: TransferMonitor,
+        events: inout AsyncStream<TransferEvent>.AsyncIterator
     ) async throws(CurlExit) {
         let payload = try RequestBodyBuilder(options: options).payload()
         uploadBytes = payload.length ?? 0
@@ -130,6 +131,7 @@ struct SingleTransfer {
                         task.cancel()
                     }
                 }
+                monitor.consumed(data.count)
                 progress.update(data.count)
                 if let wait = limiter?.delay(after: data.count) {
                     // `--limit-rate`: stop reading the socket until the average is back under it.

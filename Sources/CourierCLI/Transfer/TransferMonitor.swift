@@ -1,5 +1,7 @@
 import Courier
+import CourierCore
 import Dispatch
+import Synchronization
 
 /// What the session tells the command about a transfer, in the order it happened.
 enum TransferEvent: Sendable {
@@ -23,6 +25,13 @@ final class TransferMonitor: EventMonitor {
     let har: HARRecorder?
     private let continuation: AsyncStream<TransferEvent>.Continuation
 
+    /// Body bytes handed on but not yet written, and the task paused for them: past
+    /// ``highWater`` the task stops reading the socket until the command has written all but
+    /// ``lowWater`` (backpressure from a slow stdout or disk to the server).
+    private let pending = Mutex<(bytes: Int, paused: SessionTask?)>((0, nil))
+    static let highWater = 8 << 20
+    static let lowWater = 1 << 20
+
     init(har: HARRecorder?) {
         self.har = har
         (events, continuation) = AsyncStream.makeStream(of: TransferEvent.self)
@@ -44,7 +53,25 @@ final class TransferMonitor: EventMonitor {
     }
 
     func task(_ task: SessionTask, didReceiveData data: Data) {
+        let pause = pending.withLock { state -> Bool in
+            state.bytes += data.count
+            guard state.bytes > Self.highWater, state.paused == nil else { return false }
+            state.paused = task
+            return true
+        }
+        if pause { task.suspend() }
         continuation.yield(.data(data))
+    }
+
+    /// The command wrote (or dropped) `count` body bytes it was handed.
+    func consumed(_ count: Int) {
+        let resume = pending.withLock { state -> SessionTask? in
+            state.bytes -= count
+            guard state.bytes < Self.lowWater, let task = state.paused else { return nil }
+            state.paused = nil
+            return task
+        }
+        resume?.resume()
     }
 
     func task(_ task: SessionTask, didDecideRetry delay: Double?, after error: CourierError) {

@@ -53,7 +53,7 @@ struct TransferRunner {
                     sessions[proxied] = session
                     installHooks(on: session)
                 }
-                try await transfer.run(url: url, session: session, setup: setup, events: &events)
+                try await transfer.run(url: url, session: session, setup: setup, monitor: monitor, events: &events)
             } catch {
                 transfer.fail(error)
             }
