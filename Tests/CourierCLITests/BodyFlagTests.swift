@@ -80,4 +80,28 @@ import Testing
         let run = try CourierRun.run(["-d", "@-", server.baseURL + "/echo"], stdin: Array("line1\nline2\n".utf8))
         #expect(run.out == "line1line2")
     }
+
+    @Test func formStringIsLiteralAndAFieldNameCannotBreakItsQuotes() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        let run = try CourierRun.run(["--form-string", "note=@not-a-file;type=x", server.baseURL + "/echo"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.contains("name=\"note\"\r\n\r\n@not-a-file;type=x\r\n"))
+        let bad = try CourierRun.run(["-F", "a\"b=1", server.baseURL + "/echo"])
+        #expect(bad.status == 43)
+        #expect(server.requests.count == 1)
+    }
+
+    @Test func headersFromAFile() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        let directory = try CLI.scratchDirectory()
+        try CLI.write("X-A: 1\r\nX-B: 2\n", to: directory + "/headers")
+        let run = try CourierRun.run(["-H", "@" + directory + "/headers", server.baseURL + "/hello"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(server.requests.first?.header("X-A") == "1")
+        #expect(server.requests.first?.header("X-B") == "2")
+        let missing = try CourierRun.run(["-H", "@" + directory + "/none", server.baseURL + "/hello"])
+        #expect(missing.status == 26)
+    }
 }

@@ -129,8 +129,8 @@ struct CurlArgumentReader {
         case "data-binary": options.data.append(.binary(text))
         case "data-urlencode": options.data.append(.urlencode(text))
         case "json": options.data.append(.json(text))
-        case "form": options.form.append(text)
-        case "form-string": options.form.append(text)
+        case "form": options.form.append((text, false))
+        case "form-string": options.form.append((text, true))
         case "upload-file": options.uploadFile = text
         case "output": options.outputs.append(text)
         case "remote-name": options.remoteNameCount += 1

@@ -26,7 +26,8 @@ struct CurlOptions: Sendable {
     var head = false
     var get = false
     var data: [DataPart] = []
-    var form: [String] = []
+    /// `-F` fields; `literal` for `--form-string` (no `@file`, `<file` or `;type=`).
+    var form: [(field: String, literal: Bool)] = []
     var uploadFile: String?
 
     // The output.

@@ -45,7 +45,7 @@ struct RequestBodyBuilder {
             if isJSON { payload.accept = "application/json" }
         } else if !options.form.isEmpty {
             let form = MultipartFormData()
-            for field in options.form { try append(field, to: form) }
+            for entry in options.form { try append(entry.field, literal: entry.literal, to: form) }
             // `--limit-rate` bounds the upload too.
             if let rate = options.limitRate { form.throttle(bytesPerSecond: Int(rate)) }
             payload.body = form.makeBody()
@@ -99,14 +99,20 @@ struct RequestBodyBuilder {
     }
 
     /// `-F name=content`, `-F name=@file;type=…;filename=…`, `-F name=<file`.
-    private func append(_ field: String, to form: MultipartFormData) throws(CurlExit) {
+    private func append(_ field: String, literal: Bool, to form: MultipartFormData) throws(CurlExit) {
         guard let equals = field.firstIndex(of: "=") else {
             throw CurlExit(CurlExit.badFunctionArgument, "Illegally formatted input field (phase serialize): \(field)")
         }
         let name = String(field[..<equals])
         let value = String(field[field.index(after: equals)...])
+        // The name goes into a quoted Content-Disposition parameter.
+        guard !name.contains(where: { $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            throw CurlExit(CurlExit.badFunctionArgument, "Illegally formatted input field (phase serialize): \(field)")
+        }
         do {
-            if value.hasPrefix("@") || value.hasPrefix("<") {
+            if literal {
+                try form.appendPart(data: Data(value.utf8), name: name)
+            } else if value.hasPrefix("@") || value.hasPrefix("<") {
                 var parameters = value.dropFirst().split(separator: ";", omittingEmptySubsequences: false).map(String.init)
                 let path = parameters.removeFirst()
                 var type: String?

@@ -184,6 +184,17 @@ struct SingleTransfer {
                               totalTimeoutInterval: options.maximumTime)
         request.redirects = setup.redirects
         if options.retry > 0 { request.interceptor = CurlRetry(options: options, policy: setup.retryPolicy) }
+        // `-H @file`: one header per line of the file.
+        var headers: [String] = []
+        for header in options.headers {
+            guard header.hasPrefix("@") else { headers.append(header); continue }
+            let bytes = try RequestBodyBuilder.read(String(header.dropFirst()))
+            for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+                var text = Substring(line)
+                if text.last == "\r" { text = text.dropLast() }
+                if !text.isEmpty { headers.append(String(text)) }
+            }
+        }
         do {
             try request.setValue(options.userAgent ?? Self.userAgent, forHTTPHeaderField: "User-Agent")
             try request.setValue(payload.accept ?? "*/*", forHTTPHeaderField: "Accept")
@@ -192,7 +203,7 @@ struct SingleTransfer {
             let literalCookies = options.cookies.filter { $0.contains("=") }
             if !literalCookies.isEmpty { try request.setValue(literalCookies.joined(separator: "; "), forHTTPHeaderField: "Cookie") }
             if let user = options.user, !options.digest { try request.setBasicAuthorization(TransferRunner.credential(user)) }
-            for header in options.headers { try apply(header, to: &request) }
+            for header in headers { try apply(header, to: &request) }
         } catch {
             throw CurlExit(CurlExit.badFunctionArgument, "Invalid header (phase serialize): \(error)")
         }
