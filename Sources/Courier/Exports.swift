@@ -55,3 +55,5 @@
 @_exported import struct FoundationEssentials.URL
 @_exported import class Dispatch.DispatchGroup
 @_exported import class Dispatch.DispatchQueue
+// curl's `no_proxy` list (`NO_PROXY`, `--noproxy`): which URLs bypass a proxy.
+@_exported import struct CourierClient.NoProxyList

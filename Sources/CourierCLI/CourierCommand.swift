@@ -18,6 +18,9 @@ struct CourierCommand: AsyncParsableCommand {
     /// Parses and runs, with curl's exit status for a usage error (2, where swift-argument-parser
     /// would use 64). A command's own failure picks its own status (`ExitCode`).
     static func main() async {
+        // Every command line but `courier bench …` is a transfer, read the curl way.
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if TransferMain.handles(arguments) { Glibc.exit(await TransferMain.run(arguments)) }
         do {
             var command = try parseAsRoot()
             if var command = command as? AsyncParsableCommand {

@@ -28,15 +28,18 @@ struct CourierRun: Sendable {
 
     /// Runs `courier arguments…` with `stdin` as its standard input, in `directory` when given,
     /// with `environment` added to (or, for a nil value, removed from) this process's, and waits
-    /// at most `timeout` for it to exit; a run that outlives it is killed and fails the test
+    /// at most `timeout` for it to exit (`program`, when given, runs instead of courier); a run that outlives it is killed and fails the test
     /// with `CourierRunError.timedOut`.
     static func run(
         _ arguments: [String],
         stdin input: [UInt8] = [],
         directory: String? = nil,
         environment: [String: String?] = [:],
-        timeout: Duration = .seconds(60)
+        timeout: Duration = .seconds(60),
+        program: String? = nil
     ) throws -> CourierRun {
+        // Another program (curl, for the golden tests) runs the same way when named.
+        let executable = program ?? Self.executable
         var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1], inPipe: [Int32] = [-1, -1]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0, pipe(&inPipe) == 0 else {
             throw CourierRunError.spawn(errno)

@@ -28,7 +28,8 @@ extension SessionManager {
         for url in CacheRules.invalidatedURLs(request: outcome.request, response: response) {
             cache.removeCachedResponse(for: Request(url: url))
         }
-        guard task.kind == .data, let data = outcome.data, outcome.metrics.responseSource != .cache,
+        // A task that kept no body (`retainsDataTaskBodies` off) has nothing to store.
+        guard task.kind == .data, configuration.retainsDataTaskBodies, let data = outcome.data, outcome.metrics.responseSource != .cache,
               outcome.metrics.transactionMetrics.isEmpty == false, CacheRules.isStorable(response, for: outcome.request) else { return }
         let proposal = CachedResponse(response: response, data: data)
         report(.willCache, onCompletionQueue: true, hooked: false) { .willCache(task, proposal) }

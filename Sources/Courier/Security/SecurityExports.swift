@@ -9,3 +9,6 @@
 @_exported import struct CourierClient.ServerTrustContext
 @_exported import typealias CourierClient.ServerTrustEvaluator
 @_exported import struct CourierClient.HTTPClientRequest
+// The TLS failure a transport `ClientError` carries as its cause (handshake, certificate
+// verification), so a caller can tell a verification failure from another handshake failure.
+@_exported import struct CourierClient.TLSError

@@ -8,6 +8,10 @@ import FoundationEssentials
 /// redirect hook into the transport's handler).
 struct RequestConversion {
     var additionalHeaders: HTTPFields
+    /// The transport's connect and TLS handshake timeouts (the session's
+    /// `configuration.client.timeouts`, or its shared client's), which each request keeps; its
+    /// idle and total timeouts come from the request and the task's deadline.
+    var transportTimeouts = HTTPClientTimeouts()
 
     /// Field names that carry credentials for one origin (as the transport's redirect rules).
     static let credentialFieldNames = ["authorization", "cookie", "proxy-authorization"]
@@ -25,8 +29,10 @@ struct RequestConversion {
         case .success(let parsed): url = parsed
         case .failure(let error): throw CourierError(.invalidURL, underlying: error, failingURL: request.url, detail: error.description)
         }
-        guard url.scheme == .http || url.scheme == .https else {
-            throw CourierError(.invalidURL, failingURL: request.url, detail: "only http and https URLs are supported")
+        // `http+unix` (HTTP over a Unix-domain socket, curl's `--unix-socket`) is plain HTTP to
+        // a local path: the transport connects to the socket and sends `Host: localhost`.
+        guard url.scheme == .http || url.scheme == .https || url.scheme == .unix else {
+            throw CourierError(.invalidURL, failingURL: request.url, detail: "only http, https and http+unix URLs are supported")
         }
         var headers = request.headers
         for field in additionalHeaders where !headers.contains(field.name) {
@@ -43,7 +49,8 @@ struct RequestConversion {
             headers.remove(name: "Content-Length")
         }
         var converted = HTTPClientRequest(method: request.method, url: url, headers: headers, body: body)
-        var timeouts = HTTPClientTimeouts()
+        var timeouts = transportTimeouts
+        timeouts.total = nil
         timeouts.idleRead = Self.timeAmount(request.timeoutInterval)
         if let deadline {
             let remaining = deadline.remaining()

@@ -55,6 +55,12 @@ public struct SessionConfiguration: Sendable {
     /// caller sets is always sent: the stored cookies whose names it does not name follow its
     /// pairs in the same field.
     public var httpShouldSetCookies = true
+    /// Whether data and upload tasks keep the body they receive, for their completion and
+    /// serializer (and so stop at ``maximumInMemoryBodySize``). Off: the body reaches only the
+    /// data hooks and event monitors (`didReceiveData`) as it arrives, the completion's data is
+    /// empty, and no size limit applies — a streaming consumer such as `courier` writing to
+    /// stdout. The session's cache, if any, stores nothing for such tasks.
+    public var retainsDataTaskBodies = true
 
     public init() {}
 

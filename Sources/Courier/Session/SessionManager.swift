@@ -119,7 +119,7 @@ public final class SessionManager: Sendable {
         self.client = client
         self.ownsClient = ownsClient
         self.conversion = RequestConversion(
-            additionalHeaders: configuration.httpAdditionalHeaders)
+            additionalHeaders: configuration.httpAdditionalHeaders, transportTimeouts: client.configuration.timeouts)
         let hooksMonitor = SessionHooksMonitor(queue: self.completionQueue)
         self.monitors = SessionMonitors(
             hooks: hooksMonitor, hub: EventHubMonitor(hub: eventHub, queue: self.completionQueue), user: configuration.eventMonitors,

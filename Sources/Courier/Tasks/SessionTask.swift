@@ -77,7 +77,8 @@ public class SessionTask: @unchecked Sendable, Hashable, CustomStringConvertible
         upload.update { $0.totalUnitCount = request.body?.length ?? (request.body == nil ? 0 : -1) }
         self.core = Mutex(TaskCore(machine: TaskStateMachine(
             request: request, kind: kind, bodyLimit: manager.configuration.maximumInMemoryBodySize,
-            downloadPath: download?.temporaryPath, resumeOffset: resumeOffset, asksRetrier: interceptor != nil), upload: upload))
+            downloadPath: download?.temporaryPath, resumeOffset: resumeOffset, asksRetrier: interceptor != nil,
+            retainsBody: manager.configuration.retainsDataTaskBodies), upload: upload))
     }
 
     /// The completion route, once: later calls return nil.

@@ -47,6 +47,8 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
     let kind: SessionTask.Kind
     /// In-memory bodies larger than this fail (data and upload tasks).
     let bodyLimit: Int
+    /// Whether received body bytes are kept (``SessionConfiguration/retainsDataTaskBodies``).
+    let retainsBody: Bool
 
     // What the task has produced, across attempts.
     private(set) var currentRequest: Request
@@ -98,8 +100,9 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
 
     init(
         request: Request, kind: SessionTask.Kind, bodyLimit: Int, downloadPath: String? = nil, resumeOffset: Int64 = 0,
-        asksRetrier: Bool = false
+        asksRetrier: Bool = false, retainsBody: Bool = true
     ) {
+        self.retainsBody = retainsBody
         self.originalRequest = request
         self.asksRetrier = asksRetrier
         self.downloadPath = downloadPath
@@ -532,6 +535,10 @@ extension TaskStateMachine {
 
     private mutating func append(_ part: ByteBuffer) -> Appended {
         let count = part.readableBytes
+        guard retainsBody else {
+            bodyBytes += Int64(count)
+            return .appended
+        }
         guard body.count + count <= bodyLimit else {
             return .tooLarge(CourierError(
                 .bodyTooLarge, failingURL: originalRequest.url,

@@ -1,0 +1,103 @@
+import CourierTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What Courier reports beyond curl: DNS-cache hits, TLS session resumption, connection reuse,
+/// the pins a server presented; and the remaining transport flags (--connect-timeout, --capath,
+/// socks5).
+@Suite struct CourierExtrasTests {
+    /// `/close` answers and closes, so the next transfer needs a new connection.
+    static func closingServer(tls: ServerTLS? = nil) throws -> ScriptedServer {
+        let server = try CLI.server(tls: tls)
+        server.route("/close") { _, connection in
+            connection.closeAfterResponse = true
+            try connection.respond(body: "bye")
+        }
+        return server
+    }
+
+    @Test func aSecondConnectionToANameIsADNSCacheHit() throws {
+        let server = try Self.closingServer()
+        defer { server.shutdown() }
+        let url = "http://localhost:\(server.port)/close"
+        let run = try CourierRun.run(["-s", "-o", "/dev/null", "-o", "/dev/null", "-w", "%{dns_cache_hit}%{connection_reused},", url, url])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out == "00,10,")
+    }
+
+    @Test func aSecondTLSConnectionResumesTheSession() throws {
+        let server = try Self.closingServer(tls: ExitCodeTests.validTLS)
+        defer { server.shutdown() }
+        let url = "https://localhost:\(server.port)/close"
+        let run = try CourierRun.run(["-s", "--cacert", TestCertificates.path("ca.pem"), "-o", "/dev/null", "-o", "/dev/null",
+                                      "-w", "%{tls_session_resumed},", "-v", url, url])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out == "0,1,")
+        #expect(run.err.contains("full handshake"))
+        #expect(run.err.contains("session resumed"))
+    }
+
+    @Test func aPinMismatchNamesThePinsTheServerPresented() throws {
+        let server = try CLI.server(tls: ExitCodeTests.validTLS)
+        defer { server.shutdown() }
+        let wrong = "sha256//" + String(repeating: "B", count: 43) + "="
+        let run = try CourierRun.run(["--cacert", TestCertificates.path("ca.pem"), "--pinnedpubkey", wrong,
+                                      "https://localhost:\(server.port)/hello"])
+        #expect(run.status == 90)
+        #expect(run.err.contains("sha256/"))
+    }
+
+    @Test func connectTimeoutIs28InTheConnectPhase() throws {
+        // A full accept queue drops SYNs, so a connect hangs (ScriptedServer's recipe): a server
+        // that accepts nothing, with its queue filled by connections of the test's own.
+        let server = try ScriptedServer(backlog: 0)
+        defer { server.shutdown() }
+        server.pauseAccepting()
+        let fillers = (0..<3).map { _ in Self.connectWithoutWaiting(port: server.port) }
+        defer { for descriptor in fillers where descriptor >= 0 { close(descriptor) } }
+        let run = try CourierRun.run(["--connect-timeout", "0.3", server.baseURL + "/hello"])
+        #expect(run.status == 28, "\(run.err)")
+        #expect(run.err.contains("phase connect"))
+    }
+
+    /// A non-blocking connect to 127.0.0.1:`port`, left in progress.
+    static func connectWithoutWaiting(port: Int) -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return -1 }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        _ = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return descriptor
+    }
+
+    @Test func capathTrustsAHashedDirectory() throws {
+        guard CLI.installed("openssl") else { return }
+        let server = try CLI.server(tls: ExitCodeTests.validTLS)
+        defer { server.shutdown() }
+        let directory = try CLI.scratchDirectory()
+        let hash = try Process.run("/usr/bin/openssl", ["x509", "-hash", "-noout", "-in", TestCertificates.path("ca.pem")])
+        let name = hash.out.split(separator: "\n").first.map(String.init) ?? ""
+        try #require(!name.isEmpty)
+        try CLI.write(try #require(CLI.read(TestCertificates.path("ca.pem"))), to: directory + "/" + name + ".0")
+        let run = try CourierRun.run(["--capath", directory, "https://localhost:\(server.port)/hello"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out == "hello")
+    }
+
+    @Test func socks5ResolvesLocally() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        let socks = try SOCKS5Proxy()
+        defer { socks.shutdown() }
+        let run = try CourierRun.run(["-x", "socks5://127.0.0.1:\(socks.port)", "http://localhost:\(server.port)/hello"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out == "hello")
+        #expect(socks.destinations.first?.hasPrefix("localhost") == false)
+    }
+}

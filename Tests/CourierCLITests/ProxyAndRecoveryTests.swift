@@ -1,0 +1,106 @@
+import CourierCore
+import CourierTestSupport
+import Synchronization
+import Testing
+
+/// -x (http, socks5h), --noproxy, --unix-socket, --retry, --limit-rate, --har, --compressed.
+@Suite struct ProxyAndRecoveryTests {
+    @Test func anHTTPProxyGetsTheAbsoluteURL() throws {
+        let proxy = try ScriptedServer()
+        defer { proxy.shutdown() }
+        proxy.setDefaultHandler { _, connection in try connection.respond(body: "via proxy") }
+        let run = try CourierRun.run(["-x", "127.0.0.1:\(proxy.port)", "http://origin.test/x"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out == "via proxy")
+        #expect(proxy.requests.first?.target == "http://origin.test/x")
+    }
+
+    @Test func noproxyBypassesTheProxy() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        let run = try CourierRun.run(["-x", "http://127.0.0.1:9", "--noproxy", "127.0.0.1", server.baseURL + "/hello"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out == "hello")
+    }
+
+    @Test func socks5hTunnelsToTheOrigin() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        let socks = try SOCKS5Proxy()
+        defer { socks.shutdown() }
+        let run = try CourierRun.run(["-x", "socks5h://127.0.0.1:\(socks.port)", "http://localhost:\(server.port)/hello"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out == "hello")
+        #expect(socks.destinations.first?.hasPrefix("localhost") == true)
+    }
+
+    @Test func unixSocket() throws {
+        let directory = try CLI.scratchDirectory()
+        let server = try ScriptedServer(address: .unix(directory + "/s.sock"))
+        defer { server.shutdown() }
+        server.route("/hello") { _, connection in try connection.respond(body: "over unix") }
+        let run = try CourierRun.run(["--unix-socket", directory + "/s.sock", "http://localhost/hello"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out == "over unix")
+        #expect(server.requests.first?.header("Host") == "localhost")
+    }
+
+    @Test func retryAfterA503() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        let attempts = Mutex(0)
+        server.route("/flaky") { _, connection in
+            let attempt = attempts.withLock { count in
+                count += 1
+                return count
+            }
+            if attempt < 2 {
+                try connection.respond(status: 503, body: "busy")
+            } else {
+                try connection.respond(body: "ok")
+            }
+        }
+        let run = try CourierRun.run(["--retry", "2", "--retry-delay", "0", "-w", " %{num_retries}", server.baseURL + "/flaky"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.hasSuffix("ok 1"))
+        #expect(server.requests.count == 2)
+    }
+
+    @Test func compressedAsksForAndDecodesGzip() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        server.route("/gz") { request, connection in
+            #expect(request.header("Accept-Encoding")?.contains("gzip") == true)
+            try connection.respond(headers: [("Content-Encoding", "gzip")], body: TestCompression.compress(Array("unzipped".utf8)))
+        }
+        let run = try CourierRun.run(["--compressed", server.baseURL + "/gz"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out == "unzipped")
+        let raw = try CourierRun.run([server.baseURL + "/hello"])
+        #expect(raw.status == 0)
+        #expect(server.requests.last?.header("Accept-Encoding") == nil)
+    }
+
+    @Test func harRecordsTheTransfers() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        let directory = try CLI.scratchDirectory()
+        let run = try CourierRun.run(["--har", directory + "/log.har", server.baseURL + "/hello", server.baseURL + "/hello"])
+        #expect(run.status == 0)
+        let har = try CLI.json(try #require(CLI.read(directory + "/log.har")))
+        #expect(har["log"]?["entries"]?.arrayValue?.count == 2)
+        #expect(har["log"]?["entries"]?[0]?["response"]?["status"]?.intValue == 200)
+    }
+
+    @Test func httpsThroughAnHTTPProxyTunnelsWithCredentials() throws {
+        let server = try CLI.server(tls: ExitCodeTests.validTLS)
+        defer { server.shutdown() }
+        let proxy = try ConnectProxy(credentials: (user: "u", password: "p"))
+        defer { proxy.shutdown() }
+        let run = try CourierRun.run(["-x", "http://u:p@127.0.0.1:\(proxy.port)", "--cacert", TestCertificates.path("ca.pem"),
+                                      "https://localhost:\(server.port)/hello"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out == "hello")
+        #expect(proxy.connectTargets == ["localhost:\(server.port)"])
+    }
+}
