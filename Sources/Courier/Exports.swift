@@ -10,6 +10,7 @@
 @_exported import struct CourierClient.HTTPFieldError
 @_exported import struct CourierClient.HTTPFields
 @_exported import struct CourierClient.HTTPMethod
+@_exported import struct CourierClient.HTTPVersion
 @_exported import struct CourierClient.HTTPParserConfiguration
 @_exported import struct CourierClient.SocketAddress
 @_exported import struct CourierClient.DNSCacheConfiguration

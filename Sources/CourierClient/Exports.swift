@@ -9,6 +9,7 @@
 @_exported import struct CourierHTTP1.HTTPFieldError
 @_exported import struct CourierHTTP1.HTTPFields
 @_exported import struct CourierHTTP1.HTTPMethod
+@_exported import struct CourierHTTP1.HTTPVersion
 @_exported import struct CourierHTTP1.HTTPParserConfiguration
 @_exported import struct CourierHTTP1.ContentDecoderLimits
 @_exported import enum CourierHTTP1.ContentDecodingPlan

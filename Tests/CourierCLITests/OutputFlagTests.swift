@@ -36,6 +36,26 @@ import Testing
         #expect(dumped.hasSuffix("\r\n\r\n"))
     }
 
+    /// The status line is printed as the server sent it: its HTTP version and its own reason
+    /// phrase (none made up from the status code), and no reason when the server sent none.
+    @Test func includeHeadPrintsTheStatusLineAsReceived() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        server.route("/custom") { _, connection in
+            try connection.send("HTTP/1.0 200 Fine Thanks\r\nContent-Length: 2\r\n\r\nok")
+        }
+        server.route("/bare") { _, connection in
+            try connection.send("HTTP/1.1 404\r\nContent-Length: 0\r\n\r\n")
+        }
+        let custom = try CourierRun.run(["-i", server.baseURL + "/custom"])
+        #expect(custom.status == 0, "\(custom.err)")
+        #expect(custom.out.hasPrefix("HTTP/1.0 200 Fine Thanks\r\n"), "\(custom.out)")
+        #expect(custom.out.hasSuffix("\r\n\r\nok"))
+        let bare = try CourierRun.run(["-i", server.baseURL + "/bare"])
+        #expect(bare.status == 0, "\(bare.err)")
+        #expect(bare.out.hasPrefix("HTTP/1.1 404\r\n"), "\(bare.out)")
+    }
+
     @Test func headSendsHEADAndPrintsTheHead() throws {
         let server = try CLI.server()
         defer { server.shutdown() }

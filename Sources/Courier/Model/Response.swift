@@ -29,6 +29,13 @@ public struct Response: Sendable, Hashable {
     /// The serializers that interpret a body then fail with
     /// ``CourierError/Code/undecodedContentCoding``.
     public var undecodedContentCodings: [String]
+    /// The status line's HTTP version as received (RFC 9112 §4, §2.3); HTTP/1.1 for a response
+    /// made here (the cache's, one made by hand).
+    public var version: HTTPVersion = .http1_1
+    /// The status line's reason phrase as received (RFC 9112 §4): informative only, and ""
+    /// when the server sent none or the response was made here. Decoded like a field value
+    /// (UTF-8 when valid, else ISO-8859-1).
+    public var reasonPhrase: String = ""
 
     public init(url: URL, statusCode: Int, headers: HTTPFields, undecodedContentCodings: [String] = []) {
         self.init(location: RequestURL(url), statusCode: statusCode, headers: headers, undecodedContentCodings: undecodedContentCodings)
@@ -39,6 +46,13 @@ public struct Response: Sendable, Hashable {
         self.statusCode = statusCode
         self.headers = headers
         self.undecodedContentCodings = undecodedContentCodings
+    }
+
+    /// The transport's head for `location`, status line included.
+    init(location: RequestURL, head: HTTPClientResponseHead) {
+        self.init(location: location, statusCode: head.status, headers: head.headers, undecodedContentCodings: head.undecodedContentCodings)
+        version = head.version
+        reasonPhrase = head.reason
     }
 
     /// The first value of a header field (case-insensitive name).

@@ -39,8 +39,7 @@ extension SessionManager {
         }
         let location = lastRedirect.location ?? request.location
         storeCookies(from: response.headers, for: location.httpURL)
-        let head = Response(location: location, statusCode: response.status, headers: response.headers,
-                            undecodedContentCodings: response.head.undecodedContentCodings)
+        let head = Response(location: location, head: response.head)
         return (ResponseBytes(body: response.body, location: location), head)
     }
 }

@@ -197,8 +197,7 @@ extension SessionTask {
         // The response's cookies (RFC 6265bis §5.7), before any hook sees it. (A redirect's were
         // stored by the redirect handler.)
         manager.storeCookies(from: head.headers, for: request.httpURL)
-        let response = Response(
-            location: request.location, statusCode: head.status, headers: head.headers, undecodedContentCodings: head.undecodedContentCodings)
+        let response = Response(location: request.location, head: head)
         manager.report(.response) { .response(self, response) }
         resolve(resolution(for: response, request: request), response: response, request: request, attempt: attempt)
     }

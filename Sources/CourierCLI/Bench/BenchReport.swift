@@ -44,7 +44,7 @@ enum BenchReport {
             return "{" + fields.joined(separator: ",") + "}"
         }
         var fields: [String] = []
-        fields.append("\"url\":\(TextFormat.jsonString(plan.url))")
+        fields.append("\"url\":\(JSONText.string(plan.url))")
         fields.append("\"connections\":\(plan.connections)")
         fields.append("\"threads\":\(plan.threads)")
         fields.append("\"mode\":\"\(plan.rate == nil ? "closed-loop" : "constant-rate")\"")
@@ -61,7 +61,7 @@ enum BenchReport {
         fields.append("\"latency\":" + histogramJSON(record.latency))
         fields.append("\"phases\":{" + phases(record).map { "\"\($0.0)\":" + histogramJSON($0.1) }.joined(separator: ",") + "}")
         fields.append("\"status\":{" + record.statusCounts.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}")
-        fields.append("\"errors\":{" + record.errors.sorted { $0.key < $1.key }.map { "\(TextFormat.jsonString($0.key)):\($0.value)" }.joined(separator: ",") + "}")
+        fields.append("\"errors\":{" + record.errors.sorted { $0.key < $1.key }.map { "\(JSONText.string($0.key)):\($0.value)" }.joined(separator: ",") + "}")
         return "{" + fields.joined(separator: ",") + "}\n"
     }
 

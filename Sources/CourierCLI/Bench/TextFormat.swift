@@ -42,28 +42,6 @@ enum TextFormat {
         return fixed(scaled, 2) + units[unit]
     }
 
-    /// A JSON string literal (RFC 8259 §7).
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
-
     /// Wall-clock seconds since the epoch.
     static func epochSeconds() -> Double {
         var now = timespec()

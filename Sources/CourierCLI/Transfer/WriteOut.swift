@@ -22,7 +22,7 @@ struct WriteOut {
             switch self {
             case .integer(let value): String(value)
             case .seconds(let value): WriteOut.sixDecimals(value)
-            case .text(let text): WriteOut.jsonString(text)
+            case .text(let text): JSONText.string(text)
             case .null: "null"
             }
         }
@@ -88,7 +88,7 @@ struct WriteOut {
 
     /// Every variable as one JSON object, as `%{json}` prints it.
     func json() -> String {
-        let members = variables.filter { !$0.name.hasPrefix("header:") }.map { "\(Self.jsonString($0.name)):\($0.value.json)" }
+        let members = variables.filter { !$0.name.hasPrefix("header:") }.map { "\(JSONText.string($0.name)):\($0.value.json)" }
         return "{" + members.joined(separator: ",") + "}"
     }
 
@@ -102,26 +102,5 @@ struct WriteOut {
         let micros = Int64((max(0, value) * 1_000_000).rounded())
         let fraction = String(micros % 1_000_000)
         return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
-    }
-
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }
