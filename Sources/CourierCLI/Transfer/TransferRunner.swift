@@ -17,9 +17,6 @@ struct TransferRunner {
         var sessions: [Bool: SessionManager] = [:]
         var status: Int32 = 0
         var events = monitor.events.makeAsyncIterator()
-        defer {
-            for session in sessions.values { session.invalidate(cancelingTasks: true) }
-        }
         var jobs: [(index: Int, url: String, values: [String], failure: CurlExit?)] = []
         for (index, text) in options.urls.enumerated() {
             if options.globOff {
@@ -79,7 +76,18 @@ struct TransferRunner {
                 status = CurlExit.writeError
             }
         }
+        for session in sessions.values { await Self.close(session) }
         return status
+    }
+
+    /// Invalidates `session` and returns once it has finished (`sessionDidBecomeInvalid`): its
+    /// tasks ended and the client it owns shut down, connections and TLS state freed. The
+    /// process then exits with nothing of the library still running on its loops.
+    private static func close(_ session: SessionManager) async {
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            session.updateHooks { $0.sessionDidBecomeInvalid = { _ in finished.resume() } }
+            session.invalidate(cancelingTasks: true)
+        }
     }
 
     /// `-u` with `--digest`: the session answers the 401's challenge with the credential.
