@@ -11,13 +11,19 @@ import Glibc
 /// request carries the transport's connect and TLS timeouts, not the library's defaults).
 @Suite(.serialized) struct SessionTransportTimeoutTests {
     @Test func theConfiguredConnectTimeoutApplies() throws {
+        // The descriptor lock is held from the first socket on: another test counting
+        // descriptors meanwhile would take this test's server and fillers for its leak.
+        try FileDescriptors.exclusively { try Self.connectTimeoutApplies() }
+    }
+
+    private static func connectTimeoutApplies() throws {
         // A server that accepts nothing, its one-slot queue filled: further SYNs are dropped.
         let server = try ScriptedServer(backlog: 0)
         defer { server.shutdown() }
         server.pauseAccepting()
         let fillers = (0..<3).map { _ in Self.connectWithoutWaiting(port: server.port) }
         defer { for descriptor in fillers where descriptor >= 0 { close(descriptor) } }
-        try withSession(configure: { $0.client.timeouts.connect = .milliseconds(300) }) { manager, _ in
+        try withSessionHoldingDescriptorLock(configure: { $0.client.timeouts.connect = .milliseconds(300) }) { manager, _ in
             let started = ContinuousClock.now
             let response = try #require(AsyncCall<DataResponse<Data>, Never> {
                 await manager.data(for: Request(url: url(server, "/")))

@@ -17,23 +17,35 @@ func withSession(
     _ body: (SessionManager, ScriptedServer) throws -> Void
 ) throws {
     try FileDescriptors.exclusively {
-        try FileDescriptors.expectNoLeakedDescriptors {
-            var configuration = SessionConfiguration()
-            configuration.client.eventLoopThreads = 2
-            configure(&configuration)
-            let manager = try SessionManager(configuration: configuration, completionQueue: completionQueue)
-            let invalidated = TestEvent()
-            manager.addObserver { event in
-                if case .sessionInvalidated = event { invalidated.signal() }
-            }
-            let server = try ScriptedServer(tls: tls)
-            defer {
-                manager.invalidate(cancelingTasks: true)
-                #expect(invalidated.wait(timeout: .seconds(20)), "the session did not become invalid")
-                server.shutdown()
-            }
-            try body(manager, server)
+        try withSessionHoldingDescriptorLock(configure: configure, tls: tls, completionQueue: completionQueue, body)
+    }
+}
+
+/// ``withSession(configure:tls:completionQueue:_:)`` for a test that already holds
+/// `FileDescriptors.exclusively` (it opened descriptors of its own first, which must not be
+/// opened while another test counts).
+func withSessionHoldingDescriptorLock(
+    configure: (inout SessionConfiguration) -> Void = { _ in },
+    tls: ServerTLS? = nil,
+    completionQueue: DispatchQueue? = nil,
+    _ body: (SessionManager, ScriptedServer) throws -> Void
+) throws {
+    try FileDescriptors.expectNoLeakedDescriptors {
+        var configuration = SessionConfiguration()
+        configuration.client.eventLoopThreads = 2
+        configure(&configuration)
+        let manager = try SessionManager(configuration: configuration, completionQueue: completionQueue)
+        let invalidated = TestEvent()
+        manager.addObserver { event in
+            if case .sessionInvalidated = event { invalidated.signal() }
         }
+        let server = try ScriptedServer(tls: tls)
+        defer {
+            manager.invalidate(cancelingTasks: true)
+            #expect(invalidated.wait(timeout: .seconds(20)), "the session did not become invalid")
+            server.shutdown()
+        }
+        try body(manager, server)
     }
 }
 
