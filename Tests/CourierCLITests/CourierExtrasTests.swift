@@ -55,25 +55,11 @@ import Glibc
         let server = try ScriptedServer(backlog: 0)
         defer { server.shutdown() }
         server.pauseAccepting()
-        let fillers = (0..<3).map { _ in Self.connectWithoutWaiting(port: server.port) }
+        let fillers = (0..<3).map { _ in LoopbackConnect.started(port: server.port) }
         defer { for descriptor in fillers where descriptor >= 0 { close(descriptor) } }
         let run = try CourierRun.run(["--connect-timeout", "0.3", server.baseURL + "/hello"])
         #expect(run.status == 28, "\(run.err)")
         #expect(run.err.contains("phase connect"))
-    }
-
-    /// A non-blocking connect to 127.0.0.1:`port`, left in progress.
-    static func connectWithoutWaiting(port: Int) -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return -1 }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
-        _ = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        return descriptor
     }
 
     @Test func capathTrustsAHashedDirectory() throws {
