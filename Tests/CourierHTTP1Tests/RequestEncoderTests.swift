@@ -771,3 +771,31 @@ struct RequestEncoderGrammarTests {
         #expect(try encoded(head, host: "h").hasPrefix("GET \(target) HTTP/1.1\r\n"))
     }
 }
+
+/// `headAsWritten` reports what `encodeHead` writes: serialising its fields gives the same
+/// bytes, for each framing and with or without a Host of the head's own.
+@Suite struct HeadAsWrittenTests {
+    private func text(_ head: HTTPRequestHead) -> String {
+        guard case .origin(let target) = head.target else { return "" }
+        var text = "\(head.method.rawValue) \(target) \(head.version)\r\n"
+        for field in head.headers { text += "\(field.name): \(field.value)\r\n" }
+        return text + "\r\n"
+    }
+
+    @Test(arguments: [RequestBodyFraming.none, .contentLength(3), .chunked])
+    func theReportedHeadIsTheOneEncoded(framing: RequestBodyFraming) throws {
+        for headers in [fields([("Accept", "*/*")]), fields([("Accept", "*/*"), ("Host", "own.example")])] {
+            let head = HTTPRequestHead(method: .POST, target: .origin("/up"), headers: headers)
+            let written = try #require(HTTPRequestEncoder.headAsWritten(head, host: "example.com:8080", framing: framing))
+            #expect(text(written) == (try encoded(head, host: "example.com:8080", framing: framing)))
+            #expect(written.headers[0].name == "Host", "Host first, as on the wire")
+        }
+    }
+
+    @Test func aHeadEncodeHeadRefusesHasNoWrittenForm() {
+        let conflicting = HTTPRequestHead(method: .POST, target: .origin("/"), headers: fields([("Content-Length", "5")]))
+        #expect(HTTPRequestEncoder.headAsWritten(conflicting, host: "h", framing: .contentLength(3)) == nil)
+        let twoHosts = HTTPRequestHead(method: .GET, target: .origin("/"), headers: fields([("Host", "a"), ("Host", "b")]))
+        #expect(HTTPRequestEncoder.headAsWritten(twoHosts, host: nil, framing: .none) == nil)
+    }
+}

@@ -16,6 +16,7 @@ public struct ClosureEventMonitor: EventMonitor {
     public var onRedirectFollowed: (@Sendable (SessionTask, Response, Request) -> Void)?
     public var onChallenge: (@Sendable (SessionTask, AuthenticationChallenge) -> Void)?
     public var onResponse: (@Sendable (SessionTask, Response) -> Void)?
+    public var onRequestHeadSent: (@Sendable (SessionTask, HTTPRequestHead, HTTPClientMetrics) -> Void)?
     public var onData: (@Sendable (SessionTask, Data) -> Void)?
     /// Bytes this time, total so far, total expected (-1: unknown).
     public var onBodySent: (@Sendable (SessionTask, Int64, Int64, Int64) -> Void)?
@@ -47,6 +48,9 @@ public struct ClosureEventMonitor: EventMonitor {
     }
     public func task(_ task: SessionTask, didReceiveChallenge challenge: AuthenticationChallenge) { onChallenge?(task, challenge) }
     public func task(_ task: SessionTask, didReceiveResponse response: Response) { onResponse?(task, response) }
+    public func task(_ task: SessionTask, didSendRequestHead head: HTTPRequestHead, metrics: HTTPClientMetrics) {
+        onRequestHeadSent?(task, head, metrics)
+    }
     public func task(_ task: SessionTask, didReceiveData data: Data) { onData?(task, data) }
     public func task(_ task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         onBodySent?(task, bytesSent, totalBytesSent, totalBytesExpectedToSend)

@@ -37,6 +37,9 @@ public struct CompositeEventMonitor: EventMonitor {
         each { $0.task(task, didReceiveChallenge: challenge) }
     }
     public func task(_ task: SessionTask, didReceiveResponse response: Response) { each { $0.task(task, didReceiveResponse: response) } }
+    public func task(_ task: SessionTask, didSendRequestHead head: HTTPRequestHead, metrics: HTTPClientMetrics) {
+        each { $0.task(task, didSendRequestHead: head, metrics: metrics) }
+    }
     public func task(_ task: SessionTask, didReceiveData data: Data) { each { $0.task(task, didReceiveData: data) } }
     public func task(_ task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         each { $0.task(task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend) }

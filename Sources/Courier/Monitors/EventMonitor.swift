@@ -11,8 +11,8 @@ import FoundationEssentials
 /// lock and an append per event rather than a queue hop.
 ///
 /// The points, in the order one task meets them: created, resumed (suspended, resumed again),
-/// for each attempt adapted (or failed to adapt) and started, redirects followed, a 401/407
-/// challenge, each response head, body data, body bytes sent, download bytes written, a
+/// for each attempt adapted (or failed to adapt) and started, each request head sent (the
+/// attempt's, then each redirect hop's), redirects followed, a 401/407 challenge, each response head, body data, body bytes sent, download bytes written, a
 /// retry decision after a failed attempt, the download's file finished, a response offered to the
 /// cache, the metrics, and the completion. Cancelled is reported when ``SessionTask/cancel()``
 /// takes effect. Session invalidated comes last of all.
@@ -49,6 +49,11 @@ public protocol EventMonitor: Sendable {
     /// A response head arrived (every one the task decides about: a challenge or an error
     /// status that is retried, as well as the final one; not the 3xx the transport follows).
     func task(_ task: SessionTask, didReceiveResponse response: Response)
+    /// A request head went out (each attempt's, and each redirect hop's), as written: request
+    /// line and fields, with what the transport added (`Host`, RFC 9112 §3.2; framing, RFC 9112
+    /// §6). `metrics` is the transaction so far: whether the connection was reused, its address,
+    /// the resolve, connect and TLS times; its response times are not set yet.
+    func task(_ task: SessionTask, didSendRequestHead head: HTTPRequestHead, metrics: HTTPClientMetrics)
     /// Body bytes of a data or upload task's response arrived (decoded).
     func task(_ task: SessionTask, didReceiveData data: Data)
     /// Request body bytes went out: this time, so far, expected (-1: unknown). Coalesced like
@@ -85,6 +90,7 @@ extension EventMonitor {
     public func task(_ task: SessionTask, didFollowRedirect response: Response, to request: Request) {}
     public func task(_ task: SessionTask, didReceiveChallenge challenge: AuthenticationChallenge) {}
     public func task(_ task: SessionTask, didReceiveResponse response: Response) {}
+    public func task(_ task: SessionTask, didSendRequestHead head: HTTPRequestHead, metrics: HTTPClientMetrics) {}
     public func task(_ task: SessionTask, didReceiveData data: Data) {}
     public func task(_ task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {}
     public func task(_ task: SessionTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {}

@@ -15,6 +15,7 @@ enum MonitorEvent: Sendable {
     indirect case attemptStarted(SessionTask, Int, Request)
     indirect case redirected(SessionTask, Response, Request)
     indirect case challenged(SessionTask, AuthenticationChallenge)
+    indirect case sentHead(SessionTask, HTTPRequestHead, HTTPClientMetrics)
     indirect case response(SessionTask, Response)
     case data(SessionTask, Data)
     case sentBody(SessionTask, Int64, Int64, Int64)
@@ -29,7 +30,7 @@ enum MonitorEvent: Sendable {
     /// The event without its payload: what a monitor is asked whether it wants before the
     /// payload (a copy of body bytes, say) is made.
     enum Kind: Sendable {
-        case created, resumed, suspended, cancelled, adapted, adaptationFailed, attemptStarted, redirected, challenged
+        case created, resumed, suspended, cancelled, adapted, adaptationFailed, attemptStarted, redirected, challenged, sentHead
         case response, data, sentBody, wroteData, retryDecided, downloaded, willCache, metrics, completed, invalidated
     }
 
@@ -45,6 +46,7 @@ enum MonitorEvent: Sendable {
         case .attemptStarted(let task, let attempt, let request): monitor.task(task, didStartAttempt: attempt, request: request)
         case .redirected(let task, let response, let request): monitor.task(task, didFollowRedirect: response, to: request)
         case .challenged(let task, let challenge): monitor.task(task, didReceiveChallenge: challenge)
+        case .sentHead(let task, let head, let metrics): monitor.task(task, didSendRequestHead: head, metrics: metrics)
         case .response(let task, let response): monitor.task(task, didReceiveResponse: response)
         case .data(let task, let data): monitor.task(task, didReceiveData: data)
         case .sentBody(let task, let sent, let total, let expected):

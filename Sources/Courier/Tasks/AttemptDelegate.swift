@@ -16,6 +16,10 @@ final class AttemptDelegate: HTTPClientResponseDelegate {
         self.cookies = cookies
     }
 
+    func didSendRequestHead(_ execution: HTTPRequestExecution, _ head: HTTPRequestHead) {
+        task.sentHead(head, transport: execution, attempt: attempt)
+    }
+
     func didSendRequestBody(_ execution: HTTPRequestExecution, total: Int64) {
         task.sentBody(total: total, attempt: attempt)
     }

@@ -156,6 +156,14 @@ extension SessionTask {
 
     // MARK: Transport events (on event loops, one at a time per attempt)
 
+    /// The request head of this attempt (or of a redirect hop) went out: monitors see the head
+    /// as written and what the connection had measured by then.
+    func sentHead(_ head: HTTPRequestHead, transport: HTTPRequestExecution, attempt: Int) {
+        // Only the caller's monitors take this event (no hook or observer carries it).
+        guard manager.hasEventMonitors, core.withLock({ $0.machine.isCurrent(attempt) }) else { return }
+        manager.report(.sentHead) { .sentHead(self, transport.headAsWritten(head), transport.metricsSoFar) }
+    }
+
     func sentBody(total: Int64, attempt: Int) {
         guard core.withLock({ $0.machine.isCurrent(attempt) }) else { return }
         if let uploadReporter {

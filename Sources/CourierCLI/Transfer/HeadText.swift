@@ -11,17 +11,22 @@ enum HeadText {
         return text + "\r\n"
     }
 
-    /// The request head as Courier sends it: request line, Host, the request's fields and the
-    /// framing of its body.
-    static func request(_ request: Request, bodyLength: Int64?, compressed: Bool) -> String {
-        guard let url = request.httpURL else { return "" }
-        var text = "\(request.method.rawValue) \(url.requestTarget) HTTP/1.1\r\n"
-        if request.value(forHTTPHeaderField: "Host") == nil { text += "Host: \(url.hostHeader)\r\n" }
-        for field in request.headers { text += "\(field.name): \(field.value)\r\n" }
-        if compressed && request.value(forHTTPHeaderField: "Accept-Encoding") == nil { text += "Accept-Encoding: gzip, deflate\r\n" }
-        if let bodyLength, request.body != nil { text += "Content-Length: \(bodyLength)\r\n" }
+    /// A request head as the transport wrote it: request line and fields (RFC 9112 §3), from
+    /// the session's `didSendRequestHead` event.
+    static func request(_ head: HTTPRequestHead) -> String {
+        let target: String
+        switch head.target {
+        case .origin(let path): target = path
+        case .absolute(let uri): target = uri
+        case .authority(let host, let port): target = "\(host):\(port)"
+        case .asterisk: target = "*"
+        }
+        var text = "\(head.method.rawValue) \(target) \(head.version)\r\n"
+        for field in head.headers { text += "\(field.name): \(field.value)\r\n" }
         return text + "\r\n"
     }
+
+
 
     /// Each line of a head with a prefix (`> ` or `< `), LF-terminated as curl prints them.
     static func prefixed(_ head: String, with prefix: String) -> String {

@@ -12,7 +12,9 @@ struct SessionSetup {
         configuration.retainsDataTaskBodies = false
         configuration.client.redirects = redirects
         configuration.client.decompression = options.compressed
-        // One connection: a curl process transfers its URLs one after another and reuses it.
+        // One connection: a curl process transfers its URLs one after another and reuses it,
+        // so one event loop serves it (a loop per core would only add threads to start and stop).
+        configuration.client.eventLoopThreads = 1
         if let seconds = options.connectTimeout {
             configuration.client.timeouts.connect = .milliseconds(Int64(seconds * 1000))
             configuration.client.timeouts.tlsHandshake = .milliseconds(Int64(seconds * 1000))

@@ -98,13 +98,15 @@ struct SingleTransfer {
         var completion: TaskCompletion?
         loop: while let event = await events.next() {
             switch event {
-            case .attempt(let attempt, let sent):
+            case .attempt(let attempt, _):
                 if attempt > 1 { verbose("* Attempt \(attempt) (retry)\n") }
-                verbose(HeadText.prefixed(HeadText.request(sent, bodyLength: payload.length, compressed: options.compressed), with: "> "))
             case .redirect(let response, let next):
                 head(response)
                 verbose("* Issue another request to this URL: '\(next.url.absoluteString)'\n")
-                verbose(HeadText.prefixed(HeadText.request(next, bodyLength: next.body == nil ? nil : payload.length, compressed: options.compressed), with: "> "))
+            case .sentHead(let sent, let connection):
+                // As curl: the connection, then the request as written.
+                verbose(connectionLines(connection))
+                verbose(HeadText.prefixed(HeadText.request(sent), with: "> "))
             case .response(let response):
                 finalResponse = response
                 progress.start(response, decoding: options.compressed)
@@ -288,26 +290,34 @@ struct SingleTransfer {
         if options.verbose { StandardError.write(text) }
     }
 
-    /// `-v`'s `* ` lines: what Courier measured about each request of the transfer.
+    /// `-v`'s `* ` lines before a request head: the connection it goes out on, as Courier
+    /// measured it by then (new or reused, the DNS source, the TLS session).
+    private func connectionLines(_ transaction: HTTPClientMetrics) -> String {
+        guard options.verbose else { return "" }
+        var lines = ""
+        let remote = transaction.remoteAddress.map { "\($0.host) port \($0.port ?? 0)" } ?? "(unknown)"
+        if transaction.reusedConnection {
+            lines += "* Re-using existing connection with \(remote)\n"
+        } else {
+            let dns: String
+            switch transaction.resolution {
+            case .cache?: dns = "DNS cache hit"
+            case nil: dns = "no lookup"
+            case let source?: dns = "DNS \(source)"
+            }
+            lines += "* Connected to \(remote) (new connection, \(dns))\n"
+        }
+        if let version = transaction.tlsVersion {
+            lines += "* TLS \(version) \(transaction.tlsCipher ?? "") \(transaction.tlsSessionReused ? "session resumed" : "full handshake")\n"
+        }
+        return lines
+    }
+
+    /// `-v`'s `* ` lines after the transfer: the phase timings of each request.
     private func verboseMetrics(_ metrics: TaskMetrics) {
         guard options.verbose else { return }
         for (number, transaction) in metrics.transactionMetrics.enumerated() {
             var lines = ""
-            let remote = transaction.remoteAddress.map { "\($0.host) port \($0.port ?? 0)" } ?? "(unknown)"
-            if transaction.reusedConnection {
-                lines += "* Re-using existing connection with \(remote)\n"
-            } else {
-                let dns: String
-                switch transaction.resolution {
-                case .cache?: dns = "DNS cache hit"
-                case nil: dns = "no lookup"
-                case let source?: dns = "DNS \(source)"
-                }
-                lines += "* Connected to \(remote) (new connection, \(dns))\n"
-            }
-            if let version = transaction.tlsVersion {
-                lines += "* TLS \(version) \(transaction.tlsCipher ?? "") \(transaction.tlsSessionReused ? "session resumed" : "full handshake")\n"
-            }
             func span(_ start: Deadline?, _ end: Deadline?) -> String {
                 guard let start, let end, end >= start else { return "-" }
                 return WriteOut.sixDecimals(Double(end.uptimeNanoseconds - start.uptimeNanoseconds) / 1e9)

@@ -7,6 +7,7 @@ import Synchronization
 enum TransferEvent: Sendable {
     case attempt(Int, Request)
     case redirect(Response, Request)
+    case sentHead(HTTPRequestHead, HTTPClientMetrics)
     case response(Response)
     case data(Data)
     case retry(Double?, CourierError)
@@ -45,6 +46,10 @@ final class TransferMonitor: EventMonitor {
     func task(_ task: SessionTask, didFollowRedirect response: Response, to request: Request) {
         har?.task(task, didFollowRedirect: response, to: request)
         continuation.yield(.redirect(response, request))
+    }
+
+    func task(_ task: SessionTask, didSendRequestHead head: HTTPRequestHead, metrics: HTTPClientMetrics) {
+        continuation.yield(.sentHead(head, metrics))
     }
 
     func task(_ task: SessionTask, didReceiveResponse response: Response) {

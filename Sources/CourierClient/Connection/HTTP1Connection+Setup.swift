@@ -76,9 +76,9 @@ extension HTTP1Connection {
 
     func armSetupTimer(_ deadline: Deadline?, code: ClientError.Code, phase: ClientError.Phase? = nil, detail: String) {
         guard let deadline, setupTimer == nil else { return }
-        setupTimer = loop.scheduleTimer(at: deadline) { [weak self] in
-            self?.setupTimer = nil
-            self?.setupFailed(ClientError(code, phase: phase, detail: detail))
+        setupTimer = loop.scheduleTimer(at: deadline) { [self] in
+            setupTimer = nil
+            setupFailed(ClientError(code, phase: phase, detail: detail))
         }
     }
 

@@ -123,6 +123,32 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     /// - Returns: `.write(head, then:)`, or `.failRequest(.invalidRequest, then: .keepAlive)` when
     ///   the head cannot be encoded (nothing was written), or `.failRequest(.connectionClosed,
     ///   then: .close)` on a closed connection.
+    /// How a body of this kind is framed on the wire (RFC 9112 §6).
+    static func framing(of body: RequestBodyKind) -> RequestBodyFraming {
+        switch body {
+        case .none: return .none
+        case .knownLength(let n):
+            precondition(n >= 0, "negative request body length")
+            return .contentLength(UInt64(n))
+        case .chunked: return .chunked
+        }
+    }
+
+    /// `head` with `Expect: 100-continue` when the caller wants it and there is a body to hold
+    /// (RFC 9110 §10.1.1), and whether to wait for the interim response before sending it.
+    static func expecting(_ head: HTTPRequestHead, body: RequestBodyKind, expectContinue: Bool) -> (HTTPRequestHead, wait: Bool) {
+        let hasBody = body == .chunked || (body != .none && body != .knownLength(0))
+        guard hasBody else { return (head, false) }
+        var head = head
+        let asked = head.headers.values(for: "Expect").contains { $0.lowercased() == "100-continue" }
+        if expectContinue && !asked {
+            do { try head.headers.append(name: "Expect", value: "100-continue") } catch {
+                preconditionFailure("a constant field is valid")
+            }
+        }
+        return (head, expectContinue || asked)
+    }
+
     public mutating func startRequest(
         head: HTTPRequestHead, host: String? = nil, body: RequestBodyKind, expectContinue: Bool = false,
         bodyReplayable: Bool = true
@@ -135,26 +161,9 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         case .idle:
             break
         }
-        let framing: RequestBodyFraming
-        switch body {
-        case .none: framing = .none
-        case .knownLength(let n):
-            precondition(n >= 0, "negative request body length")
-            framing = .contentLength(UInt64(n))
-        case .chunked: framing = .chunked
-        }
+        let framing = Self.framing(of: body)
+        let (head, waitForContinue) = Self.expecting(head, body: body, expectContinue: expectContinue)
         let hasBody = body == .chunked || (body != .none && body != .knownLength(0))
-        var head = head
-        var waitForContinue = false
-        if hasBody {
-            let asked = head.headers.values(for: "Expect").contains { $0.lowercased() == "100-continue" }
-            if expectContinue && !asked {
-                do { try head.headers.append(name: "Expect", value: "100-continue") } catch {
-                    preconditionFailure("a constant field is valid")
-                }
-            }
-            waitForContinue = expectContinue || asked
-        }
         var bytes = ByteBuffer()
         do {
             try HTTPRequestEncoder.encodeHead(head, host: host, framing: framing, into: &bytes)

@@ -9,9 +9,9 @@ enum RequestBodySource {
     case sequence(RequestBodyPipe)
 
     /// The body's framing and a fresh source for it (files are opened here, a sequence's
-    /// producer task starts here). `wakeUp` is how a sequence's pipe wakes the connection
-    /// after it found the pipe empty (``waitsForWakeUp``).
-    static func make(_ body: HTTPClientRequestBody?, wakeUp: @escaping @Sendable () -> Void) throws(ClientError) -> (HTTP1ConnectionStateMachine.RequestBodyKind, RequestBodySource?) {
+    /// producer task starts here). `wakeUp` makes how a sequence's pipe wakes the connection
+    /// after it found the pipe empty (``waitsForWakeUp``); it is called for such a body only.
+    static func make(_ body: HTTPClientRequestBody?, wakeUp makeWakeUp: () -> @Sendable () -> Void) throws(ClientError) -> (HTTP1ConnectionStateMachine.RequestBodyKind, RequestBodySource?) {
         switch body {
         case nil:
             return (.none, nil)
@@ -33,7 +33,7 @@ enum RequestBodySource {
         case .stream(let length, let makeStream):
             return (length.map { .knownLength($0) } ?? .chunked, .stream(makeStream()))
         case .sequence(let length, let makeSequence):
-            let pipe = RequestBodyPipe(wakeUp: wakeUp)
+            let pipe = RequestBodyPipe(wakeUp: makeWakeUp())
             pipe.start(makeSequence())
             return (length.map { .knownLength($0) } ?? .chunked, .sequence(pipe))
         }

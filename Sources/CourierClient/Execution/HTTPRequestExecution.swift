@@ -348,6 +348,25 @@ public final class HTTPRequestExecution: @unchecked Sendable {
         return HTTPRequestHead(method: request.method, target: target, headers: headers)
     }
 
+    /// What this execution has measured so far: the connection (new or reused, its address,
+    /// resolve, connect and TLS times) and the request's progress. For a delegate that wants it
+    /// before ``HTTPClientResponseDelegate/didFinish(_:trailers:metrics:)``, such as `curl -v`'s
+    /// connection lines before the request head: read it from a delegate call, on the loop.
+    public var metricsSoFar: HTTPClientMetrics { metrics }
+
+    /// How the connection frames this attempt's body; set on the loop before the head goes out.
+    var bodyKind: HTTP1ConnectionStateMachine.RequestBodyKind = .none
+
+    /// A head given to ``HTTPClientResponseDelegate/didSendRequestHead(_:_:)`` as the connection
+    /// wrote it: with the `Host` (RFC 9112 §3.2), `Expect: 100-continue` (RFC 9110 §10.1.1) and
+    /// framing fields (RFC 9112 §6) the connection adds. Computed on demand (the delegate call
+    /// itself carries the head as built, at no cost); call it from that delegate call.
+    public func headAsWritten(_ head: HTTPRequestHead) -> HTTPRequestHead {
+        let (expecting, _) = HTTP1ConnectionStateMachine.expecting(head, body: bodyKind, expectContinue: request.expectContinue)
+        let framing = HTTP1ConnectionStateMachine.framing(of: bodyKind)
+        return HTTPRequestEncoder.headAsWritten(expecting, host: request.url.hostHeader, framing: framing) ?? head
+    }
+
     func sent(bytes: Int) {
         metrics.bytesSent += Int64(bytes)
         if !headSent {

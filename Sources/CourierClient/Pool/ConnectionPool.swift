@@ -195,7 +195,13 @@ final class ConnectionPool: Sendable {
             case .scheduleIdleTimer(let id):
                 guard let connection = state.withLock({ $0.connections[key]?[id] }) else { continue }
                 let timeout = configuration.idleConnectionTimeout
-                connection.loop.execute { connection.scheduleIdleTimer(timeout) }
+                // A release comes from the connection's own loop: arming a timer there re-enters
+                // nothing, so it needs no loop hop per request.
+                if connection.loop.inEventLoop {
+                    connection.scheduleIdleTimer(timeout)
+                } else {
+                    connection.loop.execute { connection.scheduleIdleTimer(timeout) }
+                }
             case .cancelIdleTimer:
                 // Nothing to do here: what follows it on the connection's loop cancels the
                 // timer anyway (`execute` for a lease, `closeFromPool` or the close itself),

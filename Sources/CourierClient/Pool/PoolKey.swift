@@ -13,12 +13,31 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     /// by one evaluator is never reused for a request judged by another. nil: the client's.
     let trustEvaluator: SharedServerTrustEvaluator?
     let proxy: ProxyServer?
+    /// The members' hash, computed once: the pool's tables look a key up about six times per
+    /// request, and hashing the TLS configuration and the proxy each time cost more than the
+    /// lookups themselves.
+    private let hashCode: Int
 
     init(origin: HTTPOrigin, tls: TLSConfiguration?, trustEvaluator: SharedServerTrustEvaluator? = nil, proxy: ProxyServer?) {
         self.origin = origin
         self.tls = tls
         self.trustEvaluator = trustEvaluator
         self.proxy = proxy
+        var hasher = Hasher()
+        hasher.combine(origin)
+        hasher.combine(tls)
+        hasher.combine(trustEvaluator)
+        hasher.combine(proxy)
+        hashCode = hasher.finalize()
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(hashCode)
+    }
+
+    static func == (lhs: PoolKey, rhs: PoolKey) -> Bool {
+        lhs.hashCode == rhs.hashCode && lhs.origin == rhs.origin && lhs.tls == rhs.tls
+            && lhs.trustEvaluator == rhs.trustEvaluator && lhs.proxy == rhs.proxy
     }
 
     var description: String {

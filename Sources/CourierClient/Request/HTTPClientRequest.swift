@@ -4,24 +4,94 @@ import CourierTLS
 
 /// One HTTP request: method, URL, header fields, optional body and per-request options.
 public struct HTTPClientRequest: Sendable {
-    public var method: HTTPMethod
+    /// The members, in one copy-on-write box. A request is copied about eight times on its way
+    /// to the socket (into the execution, its redirect hold, validation, the head): a copy of
+    /// the box is one retain, where a copy of the members retained some twenty strings and
+    /// buffers (callgrind, `courier bench`).
+    ///
+    /// `@unchecked Sendable`: a box is only mutated through ``uniqueStorage()``, that is when
+    /// this request holds the only reference; shared boxes are read-only.
+    private final class Storage: @unchecked Sendable {
+        @exclusivity(unchecked) var method: HTTPMethod
+        @exclusivity(unchecked) var url: HTTPURL
+        @exclusivity(unchecked) var headers: HTTPFields
+        @exclusivity(unchecked) var body: HTTPClientRequestBody?
+        @exclusivity(unchecked) var timeouts: HTTPClientTimeouts?
+        @exclusivity(unchecked) var expectContinue: Bool
+        @exclusivity(unchecked) var redirects: RedirectConfiguration?
+        @exclusivity(unchecked) var redirectHandler: HTTPClientRedirectHandler?
+        @exclusivity(unchecked) var tls: TLSConfiguration?
+        @exclusivity(unchecked) var serverTrustEvaluator: SharedServerTrustEvaluator?
+
+        init(method: HTTPMethod, url: HTTPURL, headers: HTTPFields, body: HTTPClientRequestBody?, timeouts: HTTPClientTimeouts?, expectContinue: Bool, redirects: RedirectConfiguration?, redirectHandler: HTTPClientRedirectHandler?, tls: TLSConfiguration?, serverTrustEvaluator: SharedServerTrustEvaluator?) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+            self.timeouts = timeouts
+            self.expectContinue = expectContinue
+            self.redirects = redirects
+            self.redirectHandler = redirectHandler
+            self.tls = tls
+            self.serverTrustEvaluator = serverTrustEvaluator
+        }
+
+        func copy() -> Storage {
+            Storage(method: method, url: url, headers: headers, body: body, timeouts: timeouts, expectContinue: expectContinue, redirects: redirects, redirectHandler: redirectHandler, tls: tls, serverTrustEvaluator: serverTrustEvaluator)
+        }
+    }
+
+    private var storage: Storage
+
+    /// The box to mutate: this request's own (`_modify` yields its member in place, so a
+    /// mutation such as `request.headers.append(…)` copies nothing when the box is not shared).
+    private mutating func uniqueStorage() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    public var method: HTTPMethod {
+        get { storage.method }
+        _modify { yield &uniqueStorage().method }
+    }
     /// The URL. User information in it (`http://user:pass@host/`) is sent as Basic credentials
     /// (RFC 7617) unless ``headers`` has an Authorization field, to this URL's origin only: a
     /// redirect to another origin leaves it behind.
-    public var url: HTTPURL
+    public var url: HTTPURL {
+        get { storage.url }
+        _modify { yield &uniqueStorage().url }
+    }
     /// Header fields as given. `Host` is derived from ``url`` when absent (RFC 9112 §3.2);
     /// `Content-Length`/`Transfer-Encoding` come from ``body`` (RFC 9112 §6) and must not be set.
-    public var headers: HTTPFields
-    public var body: HTTPClientRequestBody?
+    public var headers: HTTPFields {
+        get { storage.headers }
+        _modify { yield &uniqueStorage().headers }
+    }
+    public var body: HTTPClientRequestBody? {
+        get { storage.body }
+        _modify { yield &uniqueStorage().body }
+    }
     /// Overrides of the client's timeouts for this request only.
-    public var timeouts: HTTPClientTimeouts?
+    public var timeouts: HTTPClientTimeouts? {
+        get { storage.timeouts }
+        _modify { yield &uniqueStorage().timeouts }
+    }
     /// Send `Expect: 100-continue` and hold the body until the server agrees (RFC 9110 §10.1.1).
-    public var expectContinue: Bool
+    public var expectContinue: Bool {
+        get { storage.expectContinue }
+        _modify { yield &uniqueStorage().expectContinue }
+    }
     /// Overrides the client's redirect configuration for this request only.
-    public var redirects: RedirectConfiguration?
+    public var redirects: RedirectConfiguration? {
+        get { storage.redirects }
+        _modify { yield &uniqueStorage().redirects }
+    }
     /// Overrides the client's redirect handler (``HTTPClientConfiguration/redirectHandler``) for
     /// this request only: asked about each redirect ``redirects`` would follow (RFC 9110 §15.4).
-    public var redirectHandler: HTTPClientRedirectHandler?
+    public var redirectHandler: HTTPClientRedirectHandler? {
+        get { storage.redirectHandler }
+        _modify { yield &uniqueStorage().redirectHandler }
+    }
     /// Overrides the client's TLS configuration (``HTTPClientConfiguration/tls``) for this
     /// request only: trust roots, verification mode, versions, client certificate. nil: the
     /// client's. It is part of the pool key, so a connection made with one TLS configuration is
@@ -29,29 +99,28 @@ public struct HTTPClientRequest: Sendable {
     /// redirect chain, including hops to another origin; a caller that needs different settings
     /// per origin (a per-host pinning policy) follows redirects itself or refuses cross-origin
     /// ones. The trust evaluator (``serverTrustEvaluator``, else the client's) still runs.
-    public var tls: TLSConfiguration?
+    public var tls: TLSConfiguration? {
+        get { storage.tls }
+        _modify { yield &uniqueStorage().tls }
+    }
     /// Judges the server of every `https` connection this request uses, in place of the
     /// client's ``HTTPClientConfiguration/serverTrustEvaluator`` (which stays the default for
     /// requests without one). For several owners of policies on one client (session managers
     /// sharing it): each request carries its owner's evaluator. It is part of the pool key, by
     /// identity, so a connection judged by one evaluator is never handed to a request that names
     /// another (or none). Like ``tls`` it applies to every `https` hop of the redirect chain.
-    public var serverTrustEvaluator: SharedServerTrustEvaluator?
+    public var serverTrustEvaluator: SharedServerTrustEvaluator? {
+        get { storage.serverTrustEvaluator }
+        _modify { yield &uniqueStorage().serverTrustEvaluator }
+    }
 
     public init(
         method: HTTPMethod = .GET, url: HTTPURL, headers: HTTPFields = HTTPFields(),
         body: HTTPClientRequestBody? = nil, expectContinue: Bool = false
     ) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-        self.timeouts = nil
-        self.expectContinue = expectContinue
-        self.redirects = nil
-        self.redirectHandler = nil
-        self.tls = nil
-        self.serverTrustEvaluator = nil
+        storage = Storage(
+            method: method, url: url, headers: headers, body: body, timeouts: nil, expectContinue: expectContinue,
+            redirects: nil, redirectHandler: nil, tls: nil, serverTrustEvaluator: nil)
     }
 
     /// Parses `url` (RFC 3986) and builds a request.

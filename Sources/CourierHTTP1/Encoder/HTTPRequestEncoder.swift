@@ -27,11 +27,7 @@ public enum HTTPRequestEncoder {
         try validateTarget(head.method, head.target)
         // Only one Host may go out (RFC 9110 §7.2, RFC 9112 §3.2: a server must reject more), and
         // dropping the others would alter the caller's request silently.
-        let hostFields = head.headers.values(for: "Host")
-        guard hostFields.count <= 1 else {
-            throw HTTPEncodingError(reason: .multipleHosts, detail: "\(hostFields.count) Host fields: \(hostFields)")
-        }
-        let hostField = hostFields.first ?? host
+        let hostField = try hostValue(head, host: host)
         if let hostField {
             guard isValidHost(hostField) else { throw HTTPEncodingError(reason: .invalidHost, detail: hostField) }
         } else if head.version == .http1_1 {
@@ -150,6 +146,30 @@ public enum HTTPRequestEncoder {
     }
 
     /// Which framing fields the encoder must add, after checking the caller's own ones agree.
+    /// The one Host value ``encodeHead(_:host:framing:into:)`` writes: the head's, else `host`.
+    static func hostValue(_ head: HTTPRequestHead, host: String?) throws(HTTPEncodingError) -> String? {
+        let hostFields = head.headers.values(for: "Host")
+        guard hostFields.count <= 1 else {
+            throw HTTPEncodingError(reason: .multipleHosts, detail: "\(hostFields.count) Host fields: \(hostFields)")
+        }
+        return hostFields.first ?? host
+    }
+
+    /// The head as ``encodeHead(_:host:framing:into:)`` writes it, for reporting (`curl -v`'s
+    /// `> ` lines): Host first (RFC 9112 §3.2), the other fields in order, then the framing
+    /// fields it adds (RFC 9112 §6.2, §7.1). nil when `encodeHead` would refuse the head.
+    public static func headAsWritten(_ head: HTTPRequestHead, host: String?, framing: RequestBodyFraming) -> HTTPRequestHead? {
+        let hostField: String?
+        do { hostField = try hostValue(head, host: host) } catch { return nil }
+        guard let (addLength, addChunked) = try? framingFieldsToAdd(head, framing) else { return nil }
+        var fields = HTTPFields()
+        if let hostField, (try? fields.append(name: "Host", value: hostField)) == nil { return nil }
+        for field in head.headers where !field.name.caseInsensitiveEquals("Host") { fields.append(field) }
+        if let addLength { try? fields.append(name: "Content-Length", value: String(addLength)) }
+        if addChunked { try? fields.append(name: "Transfer-Encoding", value: "chunked") }
+        return HTTPRequestHead(method: head.method, target: head.target, version: head.version, headers: fields)
+    }
+
     static func framingFieldsToAdd(
         _ head: HTTPRequestHead, _ framing: RequestBodyFraming
     ) throws(HTTPEncodingError) -> (length: UInt64?, chunked: Bool) {

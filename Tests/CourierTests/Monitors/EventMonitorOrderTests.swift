@@ -15,10 +15,30 @@ import Testing
             let response = try runData(manager, Request(url: url(server, "/plain")))
             #expect(response.value == Data("hello".utf8))
             #expect(monitor.done.wait(timeout: .seconds(20)))
-            #expect(monitor.merged == ["created", "resumed", "attempt 1 GET /plain", "response 200", "data", "metrics 1", "completed 200"])
+            #expect(monitor.merged == ["created", "resumed", "attempt 1 GET /plain", "head GET /plain", "response 200", "data", "metrics 1", "completed 200"])
             #expect(monitor.deliveredOffQueue == 0, "every event runs on the monitor's queue")
         }
         #expect(monitor.all.last == "invalidated", "the session's invalidation comes last")
+    }
+
+    /// `didSendRequestHead` carries the head as written (with the `Host` the transport added)
+    /// and the connection as measured by then: new, then reused, and no response time yet.
+    @Test func aSentHeadCarriesTheHeadAsWrittenAndTheConnectionSoFar() throws {
+        let monitor = RecordingMonitor(completions: 2)
+        try withSession(configure: { $0.eventMonitors = [monitor] }) { manager, server in
+            server.route("/one") { _, connection in try connection.respond(body: "1") }
+            _ = try runData(manager, Request(url: url(server, "/one")))
+            _ = try runData(manager, Request(url: url(server, "/one")))
+            #expect(monitor.done.wait(timeout: .seconds(20)))
+            let heads = monitor.sentHeads.withLock { $0 }
+            try #require(heads.count == 2)
+            #expect(heads[0].head.method == .GET && heads[0].head.target == .origin("/one"))
+            #expect(heads[0].head.headers[first: "Host"] == server.authority)
+            #expect(!heads[0].metrics.reusedConnection && heads[0].metrics.connectEnd != nil)
+            #expect(heads[0].metrics.remoteAddress?.port == server.port)
+            #expect(heads[1].metrics.reusedConnection, "the second request went out on the kept-alive connection")
+            #expect(heads.allSatisfy { $0.metrics.requestStart != nil && $0.metrics.responseStart == nil })
+        }
     }
 
     @Test func aRedirectIsReportedBetweenTheAttemptAndTheFinalResponse() throws {
@@ -30,7 +50,8 @@ import Testing
             #expect(response.value == Data("there".utf8))
             #expect(monitor.done.wait(timeout: .seconds(20)))
             #expect(monitor.merged == [
-                "created", "resumed", "attempt 1 GET /from", "redirect 302 -> /to", "response 200", "data", "metrics 2", "completed 200",
+                "created", "resumed", "attempt 1 GET /from", "head GET /from", "redirect 302 -> /to", "head GET /to", "response 200", "data",
+                "metrics 2", "completed 200",
             ])
         }
     }
@@ -59,8 +80,8 @@ import Testing
             #expect(response.value == Data("fine".utf8))
             #expect(monitor.done.wait(timeout: .seconds(20)))
             #expect(monitor.merged == [
-                "created", "resumed", "adapted", "attempt 1 GET /flaky", "response 503", "retry after 0.0 (unacceptableStatusCode)",
-                "adapted", "attempt 2 GET /flaky", "response 200", "data", "metrics 2", "completed 200",
+                "created", "resumed", "adapted", "attempt 1 GET /flaky", "head GET /flaky", "response 503",
+                "retry after 0.0 (unacceptableStatusCode)", "adapted", "attempt 2 GET /flaky", "head GET /flaky", "response 200", "data", "metrics 2", "completed 200",
             ])
         }
     }
@@ -84,7 +105,7 @@ import Testing
             #expect(response.error?.code == .cancelled)
             #expect(monitor.done.wait(timeout: .seconds(20)))
             #expect(monitor.merged == [
-                "created", "resumed", "attempt 1 GET /slow", "response 200", "cancelled", "metrics 1", "completed cancelled",
+                "created", "resumed", "attempt 1 GET /slow", "head GET /slow", "response 200", "cancelled", "metrics 1", "completed cancelled",
             ])
         }
     }

@@ -21,8 +21,8 @@ import Testing
             _ = try runData(manager, Request(url: url(server, "/b")))
             #expect(waitUntil { onQueue.count == 2 })
             let expected = [
-                "created", "resumed", "attempt 1 GET /a", "response 200", "data", "metrics 1", "completed 200",
-                "created", "resumed", "attempt 1 GET /b", "response 404", "data", "metrics 1", "completed 404",
+                "created", "resumed", "attempt 1 GET /a", "head GET /a", "response 200", "data", "metrics 1", "completed 200",
+                "created", "resumed", "attempt 1 GET /b", "head GET /b", "response 404", "data", "metrics 1", "completed 404",
             ]
             #expect(first.merged == expected)
             #expect(second.merged == expected)

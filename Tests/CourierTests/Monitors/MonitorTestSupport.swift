@@ -46,6 +46,13 @@ final class RecordingMonitor: EventMonitor {
         record("redirect \(response.statusCode) -> \(request.url.path)")
     }
     func task(_ task: SessionTask, didReceiveChallenge challenge: AuthenticationChallenge) { record("challenge \(challenge.scheme)") }
+    /// Each request head sent, with what the connection had measured by then.
+    let sentHeads = Mutex<[(head: HTTPRequestHead, metrics: HTTPClientMetrics)]>([])
+    func task(_ task: SessionTask, didSendRequestHead head: HTTPRequestHead, metrics: HTTPClientMetrics) {
+        sentHeads.withLock { $0.append((head, metrics)) }
+        guard case .origin(let target) = head.target else { return record("head \(head.method) \(head.target)") }
+        record("head \(head.method) \(target)")
+    }
     func task(_ task: SessionTask, didReceiveResponse response: Response) {
         record("response \(response.statusCode)")
         responded.signal()
