@@ -33,6 +33,27 @@ import Testing
         #expect(elapsed >= .milliseconds(800))
     }
 
+    @Test func limitRateSlowsAnUploadToo() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        let received = Mutex(0)
+        server.route("/size") { request, connection in
+            received.withLock { $0 = request.body.count }
+            try connection.respond(body: "ok")
+        }
+        let directory = try CLI.scratchDirectory()
+        let body = String(repeating: "u", count: 8192)
+        try CLI.write(body, to: directory + "/upload")
+        let started = ContinuousClock.now
+        let run = try CourierRun.run(["--limit-rate", "8k", "--data-binary", "@" + directory + "/upload", "-w", " %{size_upload}", server.baseURL + "/size"])
+        let elapsed = ContinuousClock.now - started
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out == "ok 8192")
+        #expect(received.withLock { $0 } == 8192)
+        // 8 KiB at 8 KiB/s, the response two bytes: about a second (measured, not waited for).
+        #expect(elapsed >= .milliseconds(700))
+    }
+
     @Test func retryAllErrorsRetriesAPost() throws {
         let server = try CLI.server()
         defer { server.shutdown() }

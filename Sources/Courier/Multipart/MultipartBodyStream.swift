@@ -19,6 +19,19 @@ struct MultipartLayout: Sendable {
     /// `CRLF --B CRLF` between parts, `CRLF --B-- CRLF` after the last; each part is its header
     /// lines, an empty line, then its content. No parts: an empty body (AFNetworking then sends
     /// no body at all).
+    /// Segments sent as they are, with no framing: one body paced by the stream's token bucket
+    /// (``RequestBody/throttled(bytesPerSecond:)``).
+    init(segments: [Segment]) {
+        self.segments = segments
+        self.contentLength = segments.reduce(0) { total, segment in
+            switch segment {
+            case .bytes(let run): total + Int64(run.readableBytes)
+            case .file(_, let size): total + size
+            case .stream(let length, _): total + length
+            }
+        }
+    }
+
     init(boundary: String, parts: [MultipartPart]) {
         var segments: [Segment] = []
         var run = ByteBuffer()

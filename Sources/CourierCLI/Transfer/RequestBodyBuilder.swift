@@ -64,6 +64,10 @@ struct RequestBodyBuilder {
                 payload.length = size
             }
         }
+        // `--limit-rate` bounds every upload (a form's is throttled above, with its parts).
+        if let rate = options.limitRate, options.form.isEmpty, let body = payload.body {
+            payload.body = body.throttled(bytesPerSecond: Int(clamping: rate))
+        }
         return payload
     }
 
