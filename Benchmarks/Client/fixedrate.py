@@ -24,7 +24,7 @@ by git through `.build*/`; its bundled LuaJIT builds with the stock toolchain):
   git clone https://github.com/giltene/wrk2 Benchmarks/.build-bench/wrk2
   make -C Benchmarks/.build-bench/wrk2          # the binary is Benchmarks/.build-bench/wrk2/wrk
 
-Run from the repository root after `swift build -c release --product courier` and
+Run from the repository root after `swift build -c release --product courier --static-swift-stdlib` and
 `bash Benchmarks/Client/setup.sh` (about 2 minutes with the defaults):
   WRK2=Benchmarks/.build-bench/wrk2/wrk python3 Benchmarks/Client/fixedrate.py
 Environment (all optional): WRK2 (default `wrk2` on PATH), COURIER (.build/release/courier),

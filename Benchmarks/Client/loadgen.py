@@ -4,7 +4,7 @@ benchmark's nginx (issue 13): closed-loop small GETs, each generator on core 1 w
 nginx on core 0, tools interleaved in each round. Prints one line per run: req/s, CPU per request
 (user+system from /usr/bin/time) and maximum RSS.
 
-Run from the repository root after `swift build -c release --product courier` and
+Run from the repository root after `swift build -c release --product courier --static-swift-stdlib` and
 `bash Benchmarks/Client/setup.sh`:  REPS=3 python3 Benchmarks/Client/loadgen.py
 """
 import json, os, re, subprocess, sys

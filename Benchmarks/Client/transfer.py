@@ -4,7 +4,7 @@ the 13-byte `/small` and the 1 GiB `/big` of the client benchmark's nginx, timed
 (whole processes: start-up, connect, transfer, exit), each command on core 1, nginx on core 0.
 Also `courier --version`'s start-up. Prints hyperfine's summary lines and the mean ratios.
 
-Run from the repository root after `swift build -c release --product courier`,
+Run from the repository root after `swift build -c release --product courier --static-swift-stdlib`,
 `bash Benchmarks/Client/setup.sh` and `apt-get install -y hyperfine`:
   python3 Benchmarks/Client/transfer.py
 """
