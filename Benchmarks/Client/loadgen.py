@@ -6,6 +6,8 @@ nginx on core 0, tools interleaved in each round. Prints one line per run: req/s
 
 Run from the repository root after `swift build -c release --product courier --static-swift-stdlib` and
 `bash Benchmarks/Client/setup.sh`:  REPS=3 python3 Benchmarks/Client/loadgen.py
+With COURIER_BASELINE=path/to/another/courier, that build runs too, right after courier in each
+round ("courier-base"): a before/after of a change in the same run.
 """
 import json, os, re, subprocess, sys
 
@@ -13,6 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__))))
 import run  # noqa: E402  (the Nginx class of the client benchmark)
 
 COURIER = os.environ.get("COURIER", ".build/release/courier")
+BASELINE = os.environ.get("COURIER_BASELINE")
 SECONDS = 5
 
 
@@ -33,9 +36,10 @@ def main():
                 out, cpu, rss = timed(["wrk", "-t1", f"-c{c}", f"-d{SECONDS}s", url])
                 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
                 report(c, "wrk", rps, cpu / (rps * SECONDS), rss)
-                out, cpu, rss = timed([COURIER, "bench", "-t", "1", "-c", str(c), "-d", f"{SECONDS}s", "--json", url])
-                result = json.loads(out)
-                report(c, "courier", result["requests_per_second"], cpu / result["requests"], rss)
+                for name, binary in [("courier", COURIER)] + ([("courier-base", BASELINE)] if BASELINE else []):
+                    out, cpu, rss = timed([binary, "bench", "-t", "1", "-c", str(c), "-d", f"{SECONDS}s", "--json", url])
+                    result = json.loads(out)
+                    report(c, name, result["requests_per_second"], cpu / result["requests"], rss)
                 out, cpu, rss = timed(["h2load", "--h1", "-t1", f"-c{c}", "-D", str(SECONDS), url])
                 rps = float(re.search(r"finished in [\d.]+s, ([\d.]+) req/s", out).group(1))
                 report(c, "h2load", rps, cpu / (rps * SECONDS), rss)
@@ -47,7 +51,7 @@ def main():
 
 
 def report(c, tool, rps, cpu_per_request, rss):
-    print(f"c={c:<4} {tool:8} {rps:10.0f} req/s  {cpu_per_request * 1e6:6.1f} µs/req  rss {rss:5.1f} MiB", flush=True)
+    print(f"c={c:<4} {tool:12} {rps:10.0f} req/s  {cpu_per_request * 1e6:6.1f} µs/req  rss {rss:5.1f} MiB", flush=True)
 
 
 if __name__ == "__main__":

@@ -239,6 +239,9 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
             runPendingJobs()
         }
         runPendingJobs()
+        // Timers that never fired are dropped now rather than with the loop: a callback may hold
+        // an object that holds this loop (a connection's timers capture it strongly).
+        state.timers = TimerQueue()
         // Jobs queued from here on are released by `execute`; these are what the last round left.
         let leftOver = pending.withLock { pending -> [@Sendable () -> Void] in
             pending.closed = true
