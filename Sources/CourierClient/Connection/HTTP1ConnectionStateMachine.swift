@@ -164,7 +164,8 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         let framing = Self.framing(of: body)
         let (head, waitForContinue) = Self.expecting(head, body: body, expectContinue: expectContinue)
         let hasBody = body == .chunked || (body != .none && body != .knownLength(0))
-        var bytes = ByteBuffer()
+        // Room for a typical head at once: growing from empty reallocated twice per request.
+        var bytes = ByteBuffer(capacity: 512)
         do {
             try HTTPRequestEncoder.encodeHead(head, host: host, framing: framing, into: &bytes)
         } catch {

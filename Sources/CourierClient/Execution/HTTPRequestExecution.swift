@@ -154,7 +154,7 @@ public final class HTTPRequestExecution: @unchecked Sendable {
     }
 
     static func validate(_ request: HTTPClientRequest) -> ClientError? {
-        for name in ["Content-Length", "Transfer-Encoding"] where request.headers.contains(name) {
+        if let name = request.headers.contains("Content-Length") ? "Content-Length" : request.headers.contains("Transfer-Encoding") ? "Transfer-Encoding" : nil {
             return ClientError(.invalidRequest, detail: "\(name) is derived from the body; do not set it (RFC 9112 §6)")
         }
         if case .stream(let length?, _) = request.body, length < 0 {
