@@ -3,7 +3,8 @@ import CourierTestSupport
 import Synchronization
 import Testing
 
-/// -x (http, socks5h), --noproxy, --unix-socket, --retry, --limit-rate, --har, --compressed.
+/// -x (http, socks5h), --noproxy, --unix-socket, --retry, --retry-max-time, --limit-rate, --har,
+/// --compressed.
 @Suite struct ProxyAndRecoveryTests {
     @Test func anHTTPProxyGetsTheAbsoluteURL() throws {
         let proxy = try ScriptedServer()
@@ -63,6 +64,19 @@ import Testing
         let run = try CourierRun.run(["--retry", "2", "--retry-delay", "0", "-w", " %{num_retries}", server.baseURL + "/flaky"])
         #expect(run.status == 0, "\(run.err)")
         #expect(run.out.hasSuffix("ok 1"))
+        #expect(server.requests.count == 2)
+    }
+
+    /// `--retry-max-time`: no retry starts once that much time has passed since the transfer
+    /// began (the first retry, at once, is within it; the second, a second later, is not).
+    @Test func retryMaxTimeStopsRetrying() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        server.route("/busy") { _, connection in try connection.respond(status: 503, body: "busy") }
+        let run = try CourierRun.run(["--retry", "5", "--retry-delay", "1", "--retry-max-time", "1", "-w", " %{num_retries}",
+                                      server.baseURL + "/busy"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.hasSuffix("busy 1"), "\(run.out)")
         #expect(server.requests.count == 2)
     }
 

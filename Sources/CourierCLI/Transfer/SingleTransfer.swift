@@ -96,6 +96,13 @@ struct SingleTransfer {
         var limiter = options.limitRate.map { RateLimiter(bytesPerSecond: $0) }
         task.resume()
         var completion: TaskCompletion?
+        var direct: DirectBody?
+        /// What a body written from the monitor's queue counted, once its response is over.
+        func collect(_ body: DirectBody) {
+            bodyBytes += body.bytes
+            if body.failed { aborted = true }
+            direct = nil
+        }
         loop: while let event = await events.next() {
             switch event {
             case .attempt(let attempt, _):
@@ -123,6 +130,13 @@ struct SingleTransfer {
                     aborted = true
                     task.cancel()
                 }
+                // A body that only goes to a file (no meter drawn, no rate to keep) is written from
+                // the monitor's queue: one thread hand-over less per piece. Not stdout: a pipe's
+                // reader may stall, and only the stream's accounting pauses the task for it.
+                if let body = direct { collect(body) }
+                let plain = !suppressBody && !aborted && limiter == nil && !progress.enabled
+                direct = plain && output?.target != .standardOutput ? output.map { DirectBody(output: $0) } : nil
+                monitor.route(direct, for: task)
             case .data(let data):
                 if !failedOnStatus { bodyBytes += Int64(data.count) }
                 if !suppressBody, let output {
@@ -150,6 +164,7 @@ struct SingleTransfer {
                 verboseMetrics(collected)
             case .completed(let done):
                 completion = done
+                if let body = direct { collect(body) }
                 break loop
             }
         }

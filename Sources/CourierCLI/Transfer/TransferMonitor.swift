@@ -18,6 +18,11 @@ enum TransferEvent: Sendable {
 /// An ``EventMonitor`` that hands every event of the session's tasks to one `AsyncStream`, on a
 /// queue of its own, so the command writes heads, body bytes and `-v` lines as they happen.
 ///
+/// After each response head the monitor holds the events that follow until the command says
+/// where that response's body goes (``route(_:)``): through the stream, or straight into the
+/// output from this queue (``DirectBody``), which saves a thread hand-over per body piece on a
+/// plain download. Events keep their order either way.
+///
 /// `--har`'s recorder is fed from here, before each event is handed on, so a transfer the
 /// command has seen complete is in the log.
 final class TransferMonitor: EventMonitor {
@@ -33,6 +38,22 @@ final class TransferMonitor: EventMonitor {
     static let highWater = 8 << 20
     static let lowWater = 1 << 20
 
+    /// Where the current response's events go; touched only on ``queue``.
+    private enum Route {
+        case stream
+        /// Waiting for ``route(_:)``: the events since the response head, in order.
+        case holding([TransferEvent])
+        case direct(DirectBody)
+    }
+
+    /// The route, touched only on ``queue``: the monitor's methods run there, and
+    /// ``route(_:for:)`` runs there through `queue.sync`.
+    private final class Routing: @unchecked Sendable {
+        var current = Route.stream
+    }
+
+    private let routing = Routing()
+
     init(har: HARRecorder?) {
         self.har = har
         (events, continuation) = AsyncStream.makeStream(of: TransferEvent.self)
@@ -40,24 +61,70 @@ final class TransferMonitor: EventMonitor {
 
     func task(_ task: SessionTask, didStartAttempt attempt: Int, request: Request) {
         har?.task(task, didStartAttempt: attempt, request: request)
-        continuation.yield(.attempt(attempt, request))
+        yield(.attempt(attempt, request))
     }
 
     func task(_ task: SessionTask, didFollowRedirect response: Response, to request: Request) {
         har?.task(task, didFollowRedirect: response, to: request)
-        continuation.yield(.redirect(response, request))
+        yield(.redirect(response, request))
     }
 
     func task(_ task: SessionTask, didSendRequestHead head: HTTPRequestHead, metrics: HTTPClientMetrics) {
-        continuation.yield(.sentHead(head, metrics))
+        yield(.sentHead(head, metrics))
     }
 
     func task(_ task: SessionTask, didReceiveResponse response: Response) {
         har?.task(task, didReceiveResponse: response)
-        continuation.yield(.response(response))
+        if case .holding(var held) = routing.current {
+            // The previous response's route is still open (a retry answered first): this one
+            // waits behind it, and gets a route of its own (see `route(_:for:)`).
+            held.append(.response(response))
+            routing.current = .holding(held)
+        } else {
+            continuation.yield(.response(response))
+            routing.current = .holding([])
+        }
     }
 
     func task(_ task: SessionTask, didReceiveData data: Data) {
+        switch routing.current {
+        case .stream:
+            handOn(data, of: task)
+        case .holding(var held):
+            held.append(.data(data))
+            routing.current = .holding(held)
+        case .direct(let body):
+            body.write(data, of: task)
+        }
+    }
+
+    /// The command has seen the response head: its body goes to `direct`, or through the stream
+    /// when nil. What arrived meanwhile follows the same way, first. Called off ``queue``.
+    func route(_ direct: DirectBody?, for task: SessionTask) {
+        queue.sync {
+            guard case .holding(let held) = routing.current else { return }
+            routing.current = direct.map { .direct($0) } ?? .stream
+            for (index, event) in held.enumerated() {
+                switch event {
+                case .data(let data):
+                    if let direct { direct.write(data, of: task) } else { handOn(data, of: task) }
+                case .response:
+                    // A later response (a retry's) waits for a route of its own.
+                    continuation.yield(event)
+                    routing.current = .holding(Array(held[(index + 1)...]))
+                    return
+                case .completed:
+                    continuation.yield(event)
+                    routing.current = .stream
+                default:
+                    continuation.yield(event)
+                }
+            }
+        }
+    }
+
+    /// Hands a body piece to the command through the stream, pausing the task past the high water.
+    private func handOn(_ data: Data, of task: SessionTask) {
         let pause = pending.withLock { state -> Bool in
             state.bytes += data.count
             guard state.bytes > Self.highWater, state.paused == nil else { return false }
@@ -80,17 +147,53 @@ final class TransferMonitor: EventMonitor {
     }
 
     func task(_ task: SessionTask, didDecideRetry delay: Double?, after error: CourierError) {
-        continuation.yield(.retry(delay, error))
+        yield(.retry(delay, error))
     }
 
     func task(_ task: SessionTask, didFinishCollecting metrics: TaskMetrics) {
-        continuation.yield(.metrics(metrics))
+        yield(.metrics(metrics))
     }
 
     func taskCompleted(_ completion: TaskCompletion) {
         har?.taskCompleted(completion)
-        continuation.yield(.completed(completion))
+        yield(.completed(completion))
+        // The next transfer starts on the stream.
+        if case .direct = routing.current { routing.current = .stream }
+    }
+
+    /// An event after the response head: held while the body's route is open, else handed on.
+    private func yield(_ event: TransferEvent) {
+        if case .holding(var held) = routing.current {
+            held.append(event)
+            routing.current = .holding(held)
+        } else {
+            continuation.yield(event)
+        }
     }
 
     func finish() { continuation.finish() }
+}
+
+/// A response body written into the output from the monitor's queue (see
+/// ``TransferMonitor/route(_:for:)``). Touched on that queue only until the transfer completes;
+/// the command reads it after `.completed`, which the queue hands on after its last write.
+final class DirectBody: @unchecked Sendable {
+    // @unchecked: written on the monitor's serial queue while the body arrives, read by the
+    // command only after the completion event, which that queue hands on later.
+    let output: OutputFile
+    private(set) var bytes: Int64 = 0
+    /// Set when a write failed: the task was cancelled (curl's 23).
+    private(set) var failed = false
+
+    init(output: OutputFile) { self.output = output }
+
+    func write(_ data: Data, of task: SessionTask) {
+        guard !failed else { return }
+        bytes += Int64(data.count)
+        data.withUnsafeBytes { output.write($0) }
+        if output.failure != nil {
+            failed = true
+            task.cancel()
+        }
+    }
 }
