@@ -1,6 +1,7 @@
 import Courier
 import CourierTestSupport
 import FoundationEssentials
+import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -8,12 +9,24 @@ import Glibc
 
 /// Shared pieces of the `courier` end-to-end tests: a scratch directory, JSON, the request log.
 enum CLI {
-    /// A fresh empty directory under the system's temporary directory.
+    /// A fresh empty directory under the system's temporary directory, removed with everything
+    /// in it when the test process exits.
     static func scratchDirectory() throws -> String {
         var template = Array((FileManager.default.temporaryDirectory.path + "/courier-cli-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
         let path = try #require(made.map { String(cString: $0) })
+        scratchDirectories.withLock { paths in
+            if paths.isEmpty { atexit { CLI.removeScratchDirectories() } }
+            paths.append(path)
+        }
         return path
+    }
+
+    /// The directories ``scratchDirectory()`` made.
+    private static let scratchDirectories = Mutex<[String]>([])
+
+    private static func removeScratchDirectories() {
+        for path in scratchDirectories.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
     }
 
     static func write(_ text: String, to path: String) throws {
