@@ -1,4 +1,5 @@
 import Courier
+import CourierCore
 import CourierTestSupport
 import FoundationEssentials
 import Synchronization
