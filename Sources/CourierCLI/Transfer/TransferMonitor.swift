@@ -75,12 +75,9 @@ final class TransferMonitor: EventMonitor {
 
     func task(_ task: SessionTask, didReceiveResponse response: Response) {
         har?.task(task, didReceiveResponse: response)
-        if case .holding(var held) = routing.current {
-            // The previous response's route is still open (a retry answered first): this one
-            // waits behind it, and gets a route of its own (see `route(_:for:)`).
-            held.append(.response(response))
-            routing.current = .holding(held)
-        } else {
+        // While the previous response's route is still open (a retry answered first), this one
+        // waits behind it and gets a route of its own (see `route(_:for:)`).
+        if !hold(.response(response)) {
             continuation.yield(.response(response))
             routing.current = .holding([])
         }
@@ -90,9 +87,8 @@ final class TransferMonitor: EventMonitor {
         switch routing.current {
         case .stream:
             handOn(data, of: task)
-        case .holding(var held):
-            held.append(.data(data))
-            routing.current = .holding(held)
+        case .holding:
+            _ = hold(.data(data))
         case .direct(let body):
             body.write(data, of: task)
         }
@@ -163,12 +159,17 @@ final class TransferMonitor: EventMonitor {
 
     /// An event after the response head: held while the body's route is open, else handed on.
     private func yield(_ event: TransferEvent) {
-        if case .holding(var held) = routing.current {
-            held.append(event)
-            routing.current = .holding(held)
-        } else {
-            continuation.yield(event)
-        }
+        if !hold(event) { continuation.yield(event) }
+    }
+
+    /// Keeps `event` while the body's route is open; false when it is not.
+    private func hold(_ event: TransferEvent) -> Bool {
+        guard case .holding(var held) = routing.current else { return false }
+        // The route gives up its array first, so the append does not copy it.
+        routing.current = .stream
+        held.append(event)
+        routing.current = .holding(held)
+        return true
     }
 
     func finish() { continuation.finish() }
