@@ -65,6 +65,27 @@ import Testing
         #expect(contents.skippedLines == 11)
     }
 
+    /// `Fuzz/FailCases/FuzzCookies/hash-domain-written-as-comment`: `.#.a` read as the host-only
+    /// domain `#.a` was written back as `#.a\tFALSE…`, a comment, so the cookie vanished on the
+    /// next read. A domain may hold only a host's characters.
+    @Test func aDomainOnlyAHostCouldHaveIsRead() {
+        let lines = [
+            ".#.a\tFALSE\t/\tFALSE\t0\tn\tv",
+            "#.a\tTRUE\t/\tFALSE\t0\tn\tv",  // a comment, as curl reads it
+            "a b.com\tFALSE\t/\tFALSE\t0\tn\tv",
+            "a%41.com\tFALSE\t/\tFALSE\t0\tn\tv",
+            "a.com/x\tFALSE\t/\tFALSE\t0\tn\tv",
+            "[::1]\tFALSE\t/\tFALSE\t0\tv6\tv",
+            "my_host-1.Example.COM\tFALSE\t/\tFALSE\t0\tmixed\tv",
+        ]
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let contents = NetscapeCookieFile.parse(Array(lines.joined(separator: "\n").utf8), now: now)
+        #expect(contents.cookies.map(\.domain) == ["[::1]", "my_host-1.example.com"])
+        #expect(contents.skippedLines == 4)
+        let again = NetscapeCookieFile.parse(Array(NetscapeCookieFile.serialize(contents.cookies).utf8), now: now)
+        #expect(again.skippedLines == 0 && again.cookies == contents.cookies)
+    }
+
     @Test func hostileFilesNeverTrap() {
         var seed: UInt64 = 0x1234_5678
         let base = Array(Self.curlFile.utf8)
