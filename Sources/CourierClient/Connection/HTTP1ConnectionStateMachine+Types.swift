@@ -96,8 +96,14 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
     /// The reason phrase (RFC 9112 §4) as text, decoded like a field value (UTF-8 when valid,
     /// else ISO-8859-1); informative only.
     public var reason: String
-    /// The reason phrase's exact bytes (it may hold obs-text, RFC 9112 §4).
-    public var reasonBytes: [UInt8]
+    /// The reason phrase's exact bytes (it may hold obs-text, RFC 9112 §4): `reason`'s UTF-8
+    /// unless the phrase was not UTF-8 (then `reason` is its ISO-8859-1 reading).
+    public var reasonBytes: [UInt8] {
+        get { otherReasonBytes ?? Array(reason.utf8) }
+        set { otherReasonBytes = newValue.elementsEqual(reason.utf8) ? nil : newValue }
+    }
+    /// The reason's bytes when they are not `reason`'s UTF-8; nil (nothing allocated) otherwise.
+    private var otherReasonBytes: [UInt8]?
     /// The header fields; each keeps its exact bytes (``HTTPField/valueBytes``, RFC 9110 §5.5).
     public var headers: HTTPFields
     /// How the body was delimited.
@@ -119,7 +125,7 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
         self.version = version
         self.status = status
         self.reason = reason
-        self.reasonBytes = reasonBytes ?? Array(reason.utf8)
+        self.otherReasonBytes = reasonBytes.flatMap { $0.elementsEqual(reason.utf8) ? nil : $0 }
         self.headers = headers
         self.framing = framing
         self.isKeepAlive = isKeepAlive
@@ -127,8 +133,12 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
 
     /// Copies a parsed head out of the read buffer.
     public init(_ head: HTTPResponseHead) {
+        let reason = head.reason.string
+        // The same byte count means the bytes were read as UTF-8, so they are `reason`'s own
+        // (an ISO-8859-1 reading turns each byte over 0x7F into two).
         self.init(
-            version: head.version, status: head.status, reason: head.reason.string, headers: head.headers.owned(),
-            framing: head.framing, isKeepAlive: head.isKeepAlive, reasonBytes: head.reason.bytes)
+            version: head.version, status: head.status, reason: reason, headers: head.headers.owned(),
+            framing: head.framing, isKeepAlive: head.isKeepAlive,
+            reasonBytes: reason.utf8.count == head.reason.count ? nil : head.reason.bytes)
     }
 }

@@ -6,18 +6,41 @@ import Synchronization
 
 /// The I/O driver around one ``ConnectionPoolStateMachine`` per ``PoolKey``.
 ///
-/// Threading: the machines, the connection table and the waiting executions live in one `Mutex`.
+/// Threading: the machines, the connection tables and the waiting executions live in one `Mutex`.
 /// Every input takes the lock, asks the machine, and returns its actions; the actions run
 /// after the lock is released, and anything that touches a connection hops to that
 /// connection's loop. Nothing calls out while holding the lock.
 final class ConnectionPool: Sendable {
+    /// One key's machine and open connections. A class, so one table lookup per input finds
+    /// both and the actions that follow use them directly.
+    ///
+    /// @unchecked: its vars are read and written only inside `state.withLock`; the reference
+    /// itself is passed out of the lock to reach them again under it.
+    private final class Entry: @unchecked Sendable {
+        let key: PoolKey
+        var machine: ConnectionPoolStateMachine<Int>
+        var connections: [Int: HTTP1Connection] = [:]
+
+        init(key: PoolKey, machine: ConnectionPoolStateMachine<Int>) {
+            self.key = key
+            self.machine = machine
+        }
+    }
+
     private struct State {
-        var machines: [PoolKey: ConnectionPoolStateMachine<Int>] = [:]
-        var connections: [PoolKey: [Int: HTTP1Connection]] = [:]
+        var entries: [PoolKey: Entry] = [:]
         var waiters: [Int: HTTPRequestExecution] = [:]
         var nextConnectionID = 0
         var isShutDown = false
         var shutdownPending: Set<PoolKey> = []
+
+        /// `key`'s entry, made on first use (entries stay for the pool's life).
+        mutating func entry(for key: PoolKey, configuration: @autoclosure () -> ConnectionPoolStateMachine<Int>.Configuration) -> Entry {
+            if let entry = entries[key] { return entry }
+            let entry = Entry(key: key, machine: ConnectionPoolStateMachine(configuration: configuration()))
+            entries[key] = entry
+            return entry
+        }
     }
 
     let group: EventLoopGroup
@@ -81,25 +104,25 @@ final class ConnectionPool: Sendable {
 
     /// Queues `execution` for a connection to `key`.
     func acquire(_ execution: HTTPRequestExecution, key: PoolKey, timeouts: HTTPClientTimeouts) {
-        let actions = state.withLock { state -> [ConnectionPoolStateMachine<Int>.Action] in
+        let (entry, actions) = state.withLock { state -> (Entry, [ConnectionPoolStateMachine<Int>.Action]) in
             state.waiters[execution.id] = execution
-            if state.isShutDown { return [.failWaiter(execution.id, ClientError(.poolShutdown))] }
+            let entry = state.entry(for: key, configuration: machineConfiguration())
+            if state.isShutDown { return (entry, [.failWaiter(execution.id, ClientError(.poolShutdown))]) }
             // A cancel that came between the execution marking itself waiting and this lock found
             // nothing queued to remove: honour it here.
-            if execution.isCancelled { return [.failWaiter(execution.id, ClientError(.cancelled))] }
-            return state.machines[key, default: ConnectionPoolStateMachine(configuration: machineConfiguration())]
-                .requestConnection(waiter: execution.id)
+            if execution.isCancelled { return (entry, [.failWaiter(execution.id, ClientError(.cancelled))]) }
+            return (entry, entry.machine.requestConnection(waiter: execution.id))
         }
-        run(actions, key: key, timeouts: timeouts)
+        run(actions, entry: entry, timeouts: timeouts)
     }
 
     /// The execution gave up waiting (cancelled or timed out).
     func removeWaiter(_ execution: HTTPRequestExecution, key: PoolKey, timedOut: Bool) {
-        let actions = state.withLock { state -> [ConnectionPoolStateMachine<Int>.Action] in
-            guard state.machines[key] != nil else { return [] }
-            return timedOut ? state.machines[key]!.waiterTimedOut(execution.id) : state.machines[key]!.waiterCancelled(execution.id)
+        let found = state.withLock { state -> (Entry, [ConnectionPoolStateMachine<Int>.Action])? in
+            guard let entry = state.entries[key] else { return nil }
+            return (entry, timedOut ? entry.machine.waiterTimedOut(execution.id) : entry.machine.waiterCancelled(execution.id))
         }
-        run(actions, key: key, timeouts: configuration.timeouts)
+        if let (entry, actions) = found { run(actions, entry: entry, timeouts: configuration.timeouts) }
     }
 
     // MARK: Inputs from connections (on their loops)
@@ -131,13 +154,12 @@ final class ConnectionPool: Sendable {
     /// Feeds one connection event to its key's machine. `forget`: the connection is gone for
     /// good (failed or closed), so the table drops it too.
     private func input(_ connection: HTTP1Connection, forget: Bool = false, _ body: (inout ConnectionPoolStateMachine<Int>) -> [ConnectionPoolStateMachine<Int>.Action]) {
-        let key = connection.key
-        let actions = state.withLock { state -> [ConnectionPoolStateMachine<Int>.Action] in
-            guard state.machines[key] != nil, state.connections[key]?[connection.id] != nil else { return [] }
-            if forget { state.connections[key]?[connection.id] = nil }
-            return body(&state.machines[key]!)
+        let found = state.withLock { state -> (Entry, [ConnectionPoolStateMachine<Int>.Action])? in
+            guard let entry = state.entries[connection.key], entry.connections[connection.id] != nil else { return nil }
+            if forget { entry.connections[connection.id] = nil }
+            return (entry, body(&entry.machine))
         }
-        run(actions, key: key, timeouts: configuration.timeouts)
+        if let (entry, actions) = found { run(actions, entry: entry, timeouts: configuration.timeouts) }
     }
 
     // MARK: Shutdown
@@ -146,14 +168,14 @@ final class ConnectionPool: Sendable {
     /// leased connection has been released.
     func shutdown(_ done: @escaping @Sendable () -> Void) {
         shutdownDone.withLock { $0.append(done) }
-        let batches = state.withLock { state -> [(PoolKey, [ConnectionPoolStateMachine<Int>.Action])] in
+        let batches = state.withLock { state -> [(Entry, [ConnectionPoolStateMachine<Int>.Action])] in
             // A second call only waits for the first one's pending keys.
             guard !state.isShutDown else { return [] }
             state.isShutDown = true
-            state.shutdownPending = Set(state.machines.keys)
-            return state.machines.keys.map { key in (key, state.machines[key]!.shutdown()) }
+            state.shutdownPending = Set(state.entries.keys)
+            return state.entries.values.map { entry in (entry, entry.machine.shutdown()) }
         }
-        for (key, actions) in batches { run(actions, key: key, timeouts: configuration.timeouts) }
+        for (entry, actions) in batches { run(actions, entry: entry, timeouts: configuration.timeouts) }
         checkShutdownComplete()
     }
 
@@ -170,18 +192,21 @@ final class ConnectionPool: Sendable {
 
     // MARK: Actions
 
-    private func run(_ actions: [ConnectionPoolStateMachine<Int>.Action], key: PoolKey, timeouts: HTTPClientTimeouts) {
+    /// Performs `actions` for `entry`'s key. The entry's fields are read and written under the
+    /// lock only.
+    private func run(_ actions: [ConnectionPoolStateMachine<Int>.Action], entry: Entry, timeouts: HTTPClientTimeouts) {
+        let key = entry.key
         for action in actions {
             switch action {
             case .createConnection(let id):
                 let loop = group.next()
                 let connection = HTTP1Connection(id: id, key: key, loop: loop, pool: self, configuration: configuration, timeouts: timeouts)
-                state.withLock { $0.connections[key, default: [:]][id] = connection }
+                state.withLock { _ in entry.connections[id] = connection }
                 loop.execute { connection.start() }
             case .enqueue:
                 break
             case .lease(let id, let waiter):
-                let (connection, execution) = state.withLock { ($0.connections[key]?[id], $0.waiters.removeValue(forKey: waiter)) }
+                let (connection, execution) = state.withLock { (entry.connections[id], $0.waiters.removeValue(forKey: waiter)) }
                 guard let execution else { continue }
                 guard let connection else {
                     // The connection closed on its loop (EOF or stray bytes while idle) between
@@ -193,7 +218,7 @@ final class ConnectionPool: Sendable {
                 execution.leased(connection)
                 connection.loop.execute { connection.execute(execution) }
             case .scheduleIdleTimer(let id):
-                guard let connection = state.withLock({ $0.connections[key]?[id] }) else { continue }
+                guard let connection = state.withLock({ _ in entry.connections[id] }) else { continue }
                 let timeout = configuration.idleConnectionTimeout
                 // A release comes from the connection's own loop: arming a timer there re-enters
                 // nothing, so it needs no loop hop per request.
@@ -209,7 +234,7 @@ final class ConnectionPool: Sendable {
                 // Skipping it saves a loop hop per reused request.
                 break
             case .closeConnection(let id):
-                guard let connection = state.withLock({ $0.connections[key]?.removeValue(forKey: id) }) else { continue }
+                guard let connection = state.withLock({ _ in entry.connections.removeValue(forKey: id) }) else { continue }
                 connection.loop.execute { connection.closeFromPool() }
             case .failWaiter(let waiter, let error):
                 guard let execution = state.withLock({ $0.waiters.removeValue(forKey: waiter) }) else { continue }
@@ -226,6 +251,6 @@ final class ConnectionPool: Sendable {
 
     /// For tests: open connections per key.
     func openConnectionCount() -> Int {
-        state.withLock { $0.machines.values.reduce(0) { $0 + $1.connectionCount } }
+        state.withLock { $0.entries.values.reduce(0) { $0 + $1.machine.connectionCount } }
     }
 }

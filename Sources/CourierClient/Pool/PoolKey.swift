@@ -8,26 +8,50 @@ import CourierTLS
 /// shared.
 struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     let origin: HTTPOrigin
-    let tls: TLSConfiguration?
+    /// The TLS configuration, trust evaluator and proxy, boxed; nil when all three are nil (a
+    /// plain request with the client's defaults), so comparing such keys compares the origin
+    /// only. Comparing the TLS configuration copied it, about 2,000 instructions a lookup.
+    private let route: Route?
+    /// The members' hash, computed once: the pool looks a key up twice per request.
+    private let hashCode: Int
+
+    private final class Route: Hashable, Sendable {
+        let tls: TLSConfiguration?
+        let trustEvaluator: SharedServerTrustEvaluator?
+        let proxy: ProxyServer?
+
+        init(tls: TLSConfiguration?, trustEvaluator: SharedServerTrustEvaluator?, proxy: ProxyServer?) {
+            self.tls = tls
+            self.trustEvaluator = trustEvaluator
+            self.proxy = proxy
+        }
+
+        static func == (lhs: Route, rhs: Route) -> Bool {
+            lhs === rhs || (lhs.tls == rhs.tls && lhs.trustEvaluator == rhs.trustEvaluator && lhs.proxy == rhs.proxy)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(tls)
+            hasher.combine(trustEvaluator)
+            hasher.combine(proxy)
+        }
+    }
+
+    /// The request's TLS configuration (`https` only); nil: the client's.
+    var tls: TLSConfiguration? { route?.tls }
     /// The request's own evaluator (`https` only), compared by identity: a connection accepted
     /// by one evaluator is never reused for a request judged by another. nil: the client's.
-    let trustEvaluator: SharedServerTrustEvaluator?
-    let proxy: ProxyServer?
-    /// The members' hash, computed once: the pool's tables look a key up about six times per
-    /// request, and hashing the TLS configuration and the proxy each time cost more than the
-    /// lookups themselves.
-    private let hashCode: Int
+    var trustEvaluator: SharedServerTrustEvaluator? { route?.trustEvaluator }
+    var proxy: ProxyServer? { route?.proxy }
 
     init(origin: HTTPOrigin, tls: TLSConfiguration?, trustEvaluator: SharedServerTrustEvaluator? = nil, proxy: ProxyServer?) {
         self.origin = origin
-        self.tls = tls
-        self.trustEvaluator = trustEvaluator
-        self.proxy = proxy
+        let route = tls == nil && trustEvaluator == nil && proxy == nil
+            ? nil : Route(tls: tls, trustEvaluator: trustEvaluator, proxy: proxy)
+        self.route = route
         var hasher = Hasher()
         hasher.combine(origin)
-        hasher.combine(tls)
-        hasher.combine(trustEvaluator)
-        hasher.combine(proxy)
+        hasher.combine(route)
         hashCode = hasher.finalize()
     }
 
@@ -36,8 +60,7 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     static func == (lhs: PoolKey, rhs: PoolKey) -> Bool {
-        lhs.hashCode == rhs.hashCode && lhs.origin == rhs.origin && lhs.tls == rhs.tls
-            && lhs.trustEvaluator == rhs.trustEvaluator && lhs.proxy == rhs.proxy
+        lhs.hashCode == rhs.hashCode && lhs.origin == rhs.origin && lhs.route == rhs.route
     }
 
     var description: String {

@@ -129,6 +129,11 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
         storage.append(try HTTPField(name: name, valueBytes: valueBytes))
     }
 
+    /// Room for `count` fields in all, so copying a parsed head grows the list once.
+    public mutating func reserveCapacity(_ count: Int) {
+        storage.reserveCapacity(count)
+    }
+
     /// Appends bytes the parser has already validated, decoded by ``FieldText``.
     mutating func appendUnchecked(name: String, value: String, isLatin1: Bool) {
         storage.append(HTTPField(unchecked: name, value: value, isLatin1: isLatin1))

@@ -176,6 +176,7 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
     /// (``HTTPField/valueBytes``).
     public func owned() -> HTTPFields {
         var fields = HTTPFields()
+        fields.reserveCapacity(spans.count)
         for field in self {
             let value = field.value.withUnsafeBytes { FieldText.decode($0) }
             // Names are tokens (the parser checked every byte), so plain ASCII decoding is exact.
