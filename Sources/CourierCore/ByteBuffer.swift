@@ -141,8 +141,13 @@ public struct ByteBuffer: Sendable {
 
     /// Appends the UTF-8 bytes of `string`.
     public mutating func writeString(_ string: String) {
-        var string = string
-        string.withUTF8 { self.writeBytes(UnsafeRawBufferPointer($0)) }
+        // A native or small string lends its UTF-8 in place; `withUTF8` needs a mutable copy
+        // (a retain and a release per call) and is only for the bridged kind.
+        let written: Void? = string.utf8.withContiguousStorageIfAvailable { self.writeBytes(UnsafeRawBufferPointer($0)) }
+        if written == nil {
+            var string = string
+            string.withUTF8 { self.writeBytes(UnsafeRawBufferPointer($0)) }
+        }
     }
 
     /// Appends the readable bytes of another buffer.

@@ -8,11 +8,13 @@ final class BenchWorker: HTTPClientResponseDelegate, @unchecked Sendable {
     // @unchecked: the client calls a delegate one call at a time (docs of
     // HTTPClientResponseDelegate), and the timer that starts the next request is armed only
     // between requests, so every field is touched by one thread at a time.
+    // Unchecked exclusivity for the same reason (one call at a time, nothing held `inout`
+    // across a call out): the run-time checks cost a call per access on every request.
     private let run: BenchRun
-    private var schedule: RequestSchedule
-    private var remaining: Int
-    private var status = 0
-    private var fire: (() -> Void)?
+    @exclusivity(unchecked) private var schedule: RequestSchedule
+    @exclusivity(unchecked) private var remaining: Int
+    @exclusivity(unchecked) private var status = 0
+    @exclusivity(unchecked) private var fire: (() -> Void)?
 
     init(run: BenchRun, schedule: RequestSchedule, requests: Int) {
         self.run = run

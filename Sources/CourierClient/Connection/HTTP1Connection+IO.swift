@@ -60,6 +60,7 @@ extension HTTP1Connection {
         for _ in 0..<4 {
             guard phase != .closed, force || interest.contains(.read) || phase != .ready else { return }
             let result: IOResult<Int>
+            if readBuffer.capacity == 0 { readBuffer = loop.borrowReadBuffer() }
             do {
                 if tls != nil {
                     result = try socket.read(into: &cipherIn, maximum: readSize)
@@ -83,6 +84,7 @@ extension HTTP1Connection {
             }
             switch result {
             case .wouldBlock:
+                releaseSmallReadBuffer()
                 return
             case .processed(0):
                 stopWatching()
@@ -205,12 +207,13 @@ extension HTTP1Connection {
     }
 
     /// A connection waiting for its next response holds no read memory: once everything read
-    /// is consumed, a small buffer is let go (the next read allocates one, usually the same
-    /// block back from malloc). 256 idle connections then cost pages only for what is in
-    /// flight. Large buffers (a download in progress) are kept: reallocating them per read
-    /// would fault in fresh pages every time.
+    /// is consumed, a small buffer goes back to the loop, which lends it to the next connection
+    /// that reads (``EventLoop/borrowReadBuffer()``). 256 idle connections then cost pages only
+    /// for what is in flight, and no read allocates. Large buffers (a download in progress)
+    /// are kept: reallocating them per read would fault in fresh pages every time.
     func releaseSmallReadBuffer() {
         if readBuffer.readableBytes == 0, readBuffer.capacity > 0, readBuffer.capacity <= 16 * 1024 {
+            loop.returnReadBuffer(readBuffer)
             readBuffer = ByteBuffer()
         }
     }

@@ -17,7 +17,7 @@ import CourierTLS
 ///
 /// `@unchecked Sendable`: every mutable member is confined to `loop` (each entry point either
 /// runs there or hops there with `loop.execute`); `id`, `key`, `loop` and `pool` are immutable.
-final class HTTP1Connection: Selectable, @unchecked Sendable {
+final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     enum Phase {
         case connecting
         case proxyHandshake
@@ -56,6 +56,10 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     @exclusivity(unchecked) var outbound: [ByteBuffer] = []
     @exclusivity(unchecked) var outboundBytes = 0
     @exclusivity(unchecked) var machine: HTTP1ConnectionStateMachine
+    /// The execution a lease from another thread hands over, until ``runOnEventLoop()`` takes
+    /// it. Written before `loop.execute(task:)` and read in the task: the loop's queue lock
+    /// orders the two.
+    @exclusivity(unchecked) var leasedExecution: HTTPRequestExecution?
     @exclusivity(unchecked) var proxyParser: HTTPResponseParser?
     /// The SOCKS5 handshake while it runs, and the `socks5` lookup of the origin before it.
     @exclusivity(unchecked) var socks: SOCKS5Handshake?
@@ -107,6 +111,26 @@ final class HTTP1Connection: Selectable, @unchecked Sendable {
     }
 
     // MARK: - Requests
+
+    /// The pool leased this connection to `execution`: runs it at once when the lease comes
+    /// from the execution's own start job on this loop (a clean stack), otherwise on the loop's
+    /// queue. Called from any thread; the pool leases a connection to one execution at a time.
+    func run(leased execution: HTTPRequestExecution) {
+        if loop.inEventLoop && execution.isStarting(on: loop) {
+            execute(execution)
+        } else {
+            // Read by `runOnEventLoop`, after the queue's lock orders the two threads.
+            leasedExecution = execution
+            loop.execute(task: self)
+        }
+    }
+
+    /// The hop a lease makes to this loop: a task, so it allocates no closure context.
+    func runOnEventLoop() {
+        guard let execution = leasedExecution else { return }
+        leasedExecution = nil
+        execute(execution)
+    }
 
     /// Runs `execution` on this connection. Called on the loop after the pool leased it.
     func execute(_ execution: HTTPRequestExecution) {

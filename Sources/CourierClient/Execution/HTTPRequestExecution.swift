@@ -51,40 +51,47 @@ public final class HTTPRequestExecution: @unchecked Sendable {
     private let client: HTTPClient
     let shared = Mutex(Shared())
     private let homeLoop: EventLoop
+    /// True while the start job runs ``acquire()``; touched on `homeLoop` only.
+    @exclusivity(unchecked) private var acquiringInStartJob = false
 
     // One thread at a time (see the type's comment). Internal rather than private only where
     // the redirect extension (`HTTPRequestExecution+Redirects.swift`) needs them.
-    var request: HTTPClientRequest
+    //
+    // `@exclusivity(unchecked)`, as on `HTTP1Connection`: the run-time check of every access
+    // cost about 700 instructions per request, and no member is passed `inout` to code that
+    // reaches back into the execution (the hold, the decoder and the metrics are values whose
+    // methods call nothing outside them).
+    @exclusivity(unchecked) var request: HTTPClientRequest
     let delegate: any HTTPClientResponseDelegate
     let deadline: Deadline?
     private let timeouts: HTTPClientTimeouts
     let redirects: RedirectConfiguration
     let redirectHandler: HTTPClientRedirectHandler?
-    var history: [RedirectVisit] = []
+    @exclusivity(unchecked) var history: [RedirectVisit] = []
     /// What becomes of the current response's body while a redirect is decided or followed.
-    var hold = RedirectHold<HTTPClientRequest>()
+    @exclusivity(unchecked) var hold = RedirectHold<HTTPClientRequest>()
     /// The redirect response being decided or followed, and the request ``RedirectConfiguration``
     /// proposed for it.
-    var redirectHead: HTTPClientResponseHead?
-    var proposedRedirect: RedirectedRequest?
+    @exclusivity(unchecked) var redirectHead: HTTPClientResponseHead?
+    @exclusivity(unchecked) var proposedRedirect: RedirectedRequest?
     /// The handler's reply while its answer is pending.
-    var reply: HTTPClientRedirectReply?
+    @exclusivity(unchecked) var reply: HTTPClientRedirectReply?
     /// The loop of the connection running the current attempt (where answers arrive).
-    var attemptLoop: EventLoop?
+    @exclusivity(unchecked) var attemptLoop: EventLoop?
     /// The total deadline while the execution waits for an answer without a connection.
-    var decisionTimer: TimerID?
-    private var decoder: ContentDecoder?
-    private var decoded = ByteBuffer()
-    var metrics: HTTPClientMetrics
-    private var retried = false
-    private var headSent = false
+    @exclusivity(unchecked) var decisionTimer: TimerID?
+    @exclusivity(unchecked) private var decoder: ContentDecoder?
+    @exclusivity(unchecked) private var decoded = ByteBuffer()
+    @exclusivity(unchecked) var metrics: HTTPClientMetrics
+    @exclusivity(unchecked) private var retried = false
+    @exclusivity(unchecked) private var headSent = false
     /// The head of the current attempt, as handed to the encoder (what `didSendRequestHead`
     /// reports: with the fields the client added, such as Accept-Encoding).
-    private var sentHead: HTTPRequestHead?
-    private var poolTimer: TimerID?
-    private var ended = false
+    @exclusivity(unchecked) private var sentHead: HTTPRequestHead?
+    @exclusivity(unchecked) private var poolTimer: TimerID?
+    @exclusivity(unchecked) private var ended = false
     /// `Basic …` from the current URL's user information, set by `acquire()` for each hop.
-    private var urlAuthorization: String?
+    @exclusivity(unchecked) private var urlAuthorization: String?
 
     init(client: HTTPClient, request: HTTPClientRequest, delegate: any HTTPClientResponseDelegate, homeLoop: EventLoop) {
         self.id = Self.ids.add(1, ordering: .relaxed).newValue
@@ -144,7 +151,9 @@ public final class HTTPRequestExecution: @unchecked Sendable {
                 end(failure: problem)
                 return
             }
+            acquiringInStartJob = true
             acquire()
+            acquiringInStartJob = false
         }
     }
 
@@ -251,6 +260,13 @@ public final class HTTPRequestExecution: @unchecked Sendable {
         shared.withLock { $0.location = .running(connection) }
     }
 
+    /// Whether this execution's start job is running on `loop` now (the caller is on `loop`):
+    /// a connection of `loop` leased during it may run the request at once, because nothing of
+    /// any connection is on the stack (a start job always runs from the loop's queue).
+    func isStarting(on loop: EventLoop) -> Bool {
+        homeLoop === loop && acquiringInStartJob
+    }
+
     /// The pool could not give a connection.
     func poolFailed(_ error: ClientError) {
         var error = error
@@ -355,7 +371,7 @@ public final class HTTPRequestExecution: @unchecked Sendable {
     public var metricsSoFar: HTTPClientMetrics { metrics }
 
     /// How the connection frames this attempt's body; set on the loop before the head goes out.
-    var bodyKind: HTTP1ConnectionStateMachine.RequestBodyKind = .none
+    @exclusivity(unchecked) var bodyKind: HTTP1ConnectionStateMachine.RequestBodyKind = .none
 
     /// A head given to ``HTTPClientResponseDelegate/didSendRequestHead(_:_:)`` as the connection
     /// wrote it: with the `Host` (RFC 9112 §3.2), `Expect: 100-continue` (RFC 9110 §10.1.1) and
@@ -411,14 +427,16 @@ public final class HTTPRequestExecution: @unchecked Sendable {
 
     /// Hands the final response head to the delegate, with the body's decoding set up.
     func deliverHead(_ head: HTTPClientResponseHead) {
-        var head = head
         let fields = head.headers.values(for: "Content-Encoding")
         switch ContentDecodingPlan(contentEncoding: fields, decoding: client.configuration.decompression) {
         case .decode(let codings):
             decoder = ContentDecoder(codings: codings, limits: client.configuration.decompressionLimits)
         case .passThrough(let undecoded):
             // Delivered as received; the head says what is left (RFC 9110 §8.4).
+            var head = head
             head.undecodedContentCodings = undecoded
+            delegate.didReceiveHead(self, head)
+            return
         case .none:
             break
         }

@@ -18,8 +18,10 @@ final class ConnectionPool: Sendable {
     /// itself is passed out of the lock to reach them again under it.
     private final class Entry: @unchecked Sendable {
         let key: PoolKey
-        var machine: ConnectionPoolStateMachine<Int>
-        var connections: [Int: HTTP1Connection] = [:]
+        // Unchecked: only ever touched under the pool's lock, and no input reaches back into
+        // the pool while the machine or the table is being changed.
+        @exclusivity(unchecked) var machine: ConnectionPoolStateMachine<Int>
+        @exclusivity(unchecked) var connections: [Int: HTTP1Connection] = [:]
 
         init(key: PoolKey, machine: ConnectionPoolStateMachine<Int>) {
             self.key = key
@@ -216,7 +218,7 @@ final class ConnectionPool: Sendable {
                     continue
                 }
                 execution.leased(connection)
-                connection.loop.execute { connection.execute(execution) }
+                connection.run(leased: execution)
             case .scheduleIdleTimer(let id):
                 guard let connection = state.withLock({ _ in entry.connections[id] }) else { continue }
                 let timeout = configuration.idleConnectionTimeout

@@ -97,10 +97,23 @@ public struct HTTPField: Hashable, Sendable {
 /// An ordered, owned list of header fields with case-insensitive lookup (RFC 9110 §5.3).
 ///
 /// Every field is validated when added, so a list can always be encoded safely.
+///
+/// A received head's fields (``HTTPHeaderView/owned()``) stay as a copy of the head's bytes
+/// until they are changed: looking a field up compares bytes, and only the fields read become
+/// strings. Reading one builds its strings each time; the first change decodes them all.
 public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
+    /// The fields, when ``parsed`` is nil.
     private var storage: [HTTPField] = []
+    /// A received head's fields, still bytes: a view into a copy of the head (never into a
+    /// connection's read buffer). nil once anything was changed.
+    private var parsed: HTTPHeaderView?
 
     public init() {}
+
+    /// `view`'s fields, over `view`'s bytes (the caller copied them out of the read buffer).
+    init(parsed view: HTTPHeaderView) {
+        self.parsed = view
+    }
 
     /// Creates fields from literal pairs. A literal is source code, not input, so an invalid one
     /// is a programming error and traps.
@@ -110,38 +123,51 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
         }
     }
 
-    public var startIndex: Int { storage.startIndex }
-    public var endIndex: Int { storage.endIndex }
-    public subscript(position: Int) -> HTTPField { storage[position] }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { parsed?.count ?? storage.count }
+
+    public subscript(position: Int) -> HTTPField {
+        if let parsed { return parsed.ownedField(at: position) }
+        return storage[position]
+    }
+
+    /// Makes the fields owned strings before a change.
+    private mutating func decodeParsed() {
+        guard let view = parsed else { return }
+        parsed = nil
+        storage = (0..<view.count).map { view.ownedField(at: $0) }
+    }
 
     /// Appends a field after validating it.
     public mutating func append(name: String, value: String) throws(HTTPFieldError) {
-        storage.append(try HTTPField(name: name, value: value))
+        let field = try HTTPField(name: name, value: value)
+        decodeParsed()
+        storage.append(field)
     }
 
     /// Appends a validated field.
     public mutating func append(_ field: HTTPField) {
+        decodeParsed()
         storage.append(field)
     }
 
     /// Appends a field whose value is exactly `valueBytes`, after validating it.
     public mutating func append(name: String, valueBytes: some Collection<UInt8>) throws(HTTPFieldError) {
-        storage.append(try HTTPField(name: name, valueBytes: valueBytes))
+        let field = try HTTPField(name: name, valueBytes: valueBytes)
+        decodeParsed()
+        storage.append(field)
     }
 
-    /// Room for `count` fields in all, so copying a parsed head grows the list once.
+    /// Room for `count` fields in all.
     public mutating func reserveCapacity(_ count: Int) {
+        decodeParsed()
         storage.reserveCapacity(count)
-    }
-
-    /// Appends bytes the parser has already validated, decoded by ``FieldText``.
-    mutating func appendUnchecked(name: String, value: String, isLatin1: Bool) {
-        storage.append(HTTPField(unchecked: name, value: value, isLatin1: isLatin1))
     }
 
     /// Replaces every field named `name` with one field, after validating it.
     public mutating func set(name: String, value: String) throws(HTTPFieldError) {
         let field = try HTTPField(name: name, value: value)
+        decodeParsed()
         if let i = storage.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) {
             storage[i] = field
             var j = storage.index(after: i)
@@ -155,33 +181,50 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
 
     /// Removes every field named `name`.
     public mutating func remove(name: String) {
+        guard contains(name) else { return }
+        decodeParsed()
         storage.removeAll { $0.name.caseInsensitiveEquals(name) }
     }
 
     /// Whether a field named `name` is present (case-insensitive).
     public func contains(_ name: String) -> Bool {
-        storage.contains { $0.name.caseInsensitiveEquals(name) }
+        if let parsed { return parsed.contains(name) }
+        return storage.contains { $0.name.caseInsensitiveEquals(name) }
     }
 
     /// The first value of the field named `name`, as text (see ``HTTPField`` for how bytes that
     /// are not UTF-8 read).
     public subscript(first name: String) -> String? {
-        storage.first { $0.name.caseInsensitiveEquals(name) }?.value
+        if let parsed { return parsed[first: name] }
+        return storage.first { $0.name.caseInsensitiveEquals(name) }?.value
     }
 
     /// The exact bytes of the first field named `name` (RFC 9110 §5.5).
     public func firstValueBytes(for name: String) -> [UInt8]? {
-        storage.first { $0.name.caseInsensitiveEquals(name) }?.valueBytes
+        if let parsed { return parsed.firstValueBytes(for: name) }
+        return storage.first { $0.name.caseInsensitiveEquals(name) }?.valueBytes
     }
 
     /// All values of fields named `name`, as text.
     public func values(for name: String) -> [String] {
-        storage.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+        if let parsed { return parsed.values(for: name) }
+        return storage.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
     /// The exact bytes of every field named `name`, in order.
     public func valueBytes(for name: String) -> [[UInt8]] {
-        storage.filter { $0.name.caseInsensitiveEquals(name) }.map(\.valueBytes)
+        if let parsed { return parsed.valueBytes(for: name) }
+        return storage.filter { $0.name.caseInsensitiveEquals(name) }.map(\.valueBytes)
+    }
+
+    /// Field by field, whatever each list's form (RFC 9110 §5.3: order matters).
+    public static func == (lhs: HTTPFields, rhs: HTTPFields) -> Bool {
+        lhs.count == rhs.count && lhs.elementsEqual(rhs)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for field in self { hasher.combine(field) }
     }
 }
 

@@ -138,15 +138,25 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
 
     /// The index of the first field named `name` (case-insensitive). Allocates nothing.
     public func firstIndex(named name: String) -> Int? {
+        var found: Int?
+        forEachIndex(named: name) { i in
+            found = i
+            return false
+        }
+        return found
+    }
+
+    /// Calls `body` with the index of each field named `name` (case-insensitive), in order,
+    /// until it returns false. Allocates nothing.
+    func forEachIndex(named name: String, _ body: (Int) -> Bool) {
+        guard let block = storedBlock else { return }
         var name = name
-        return name.withUTF8 { wanted in
-            guard let block = storedBlock else { return nil }
-            return block.withUnsafeReadableBytes { bytes in
+        name.withUTF8 { wanted in
+            block.withUnsafeReadableBytes { bytes in
                 for (i, span) in spans.enumerated() {
                     let n = UnsafeRawBufferPointer(rebasing: bytes[Int(span.nameStart)..<Int(span.nameStart + span.nameLength)])
-                    if HTTPBytes.equalsCaseInsensitive(n, UnsafeRawBufferPointer(wanted)) { return i }
+                    if HTTPBytes.equalsCaseInsensitive(n, UnsafeRawBufferPointer(wanted)), !body(i) { return }
                 }
-                return nil
             }
         }
     }
@@ -164,26 +174,41 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
 
     /// All values of fields named `name`, in order, as Strings.
     public func values(for name: String) -> [String] {
-        filter { $0.name.equalsCaseInsensitive(name) }.map { $0.value.string }
+        var values: [String] = []
+        forEachIndex(named: name) { i in
+            values.append(self[i].value.string)
+            return true
+        }
+        return values
     }
 
     /// The exact bytes of every field named `name`, in order.
     public func valueBytes(for name: String) -> [[UInt8]] {
-        filter { $0.name.equalsCaseInsensitive(name) }.map { $0.value.bytes }
+        var values: [[UInt8]] = []
+        forEachIndex(named: name) { i in
+            values.append(self[i].value.bytes)
+            return true
+        }
+        return values
     }
 
     /// Copies the fields into an owned ``HTTPFields`` list. Every value keeps its exact bytes
-    /// (``HTTPField/valueBytes``).
+    /// (``HTTPField/valueBytes``). The list holds a copy of the head's bytes, so it pins no
+    /// read buffer, and builds strings only for the fields read.
     public func owned() -> HTTPFields {
-        var fields = HTTPFields()
-        fields.reserveCapacity(spans.count)
-        for field in self {
-            let value = field.value.withUnsafeBytes { FieldText.decode($0) }
-            // Names are tokens (the parser checked every byte), so plain ASCII decoding is exact.
-            let name = field.name.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-            fields.appendUnchecked(name: name, value: value.string, isLatin1: value.isLatin1)
-        }
-        return fields
+        guard let block = storedBlock, !spans.isEmpty else { return HTTPFields() }
+        var copy = ByteBuffer(capacity: block.readableBytes)
+        block.withUnsafeReadableBytes { copy.writeBytes($0) }
+        return HTTPFields(parsed: HTTPHeaderView(block: copy, spans: spans))
+    }
+
+    /// Field `position` as an owned ``HTTPField``: the value decoded by ``FieldText``, the
+    /// name as ASCII (names are tokens: the parser checked every byte, so decoding is exact).
+    func ownedField(at position: Int) -> HTTPField {
+        let field = self[position]
+        let value = field.value.withUnsafeBytes { FieldText.decode($0) }
+        let name = field.name.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        return HTTPField(unchecked: name, value: value.string, isLatin1: value.isLatin1)
     }
 
     public static func == (lhs: HTTPHeaderView, rhs: HTTPHeaderView) -> Bool {

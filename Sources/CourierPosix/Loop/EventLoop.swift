@@ -22,6 +22,11 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         var freeSlots: [UInt32] = []
         var timers = TimerQueue()
         var registrationCount = 0
+        /// The batch ``runPendingJobs()`` runs, swapped with ``Pending/jobs`` each round: both
+        /// arrays keep their capacity, so queueing and running jobs allocates no array.
+        var batch: [Job] = []
+        /// The empty read buffer connections on this loop borrow (``borrowReadBuffer()``).
+        var spareReadBuffer: ByteBuffer?
 
         init(selector: consuming Selector) { self.selector = selector }
     }
@@ -32,8 +37,23 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         var descriptor: Int32 = -1
     }
 
+    /// A queued closure or task. An enum rather than a bare closure, because an array of bare
+    /// closures stores each one behind a reabstraction thunk: a heap context allocated on every
+    /// `append`.
+    private enum Job {
+        case closure(@Sendable () -> Void)
+        case task(any EventLoopTask)
+
+        func run() {
+            switch self {
+            case .closure(let body): body()
+            case .task(let task): task.runOnEventLoop()
+            }
+        }
+    }
+
     private struct Pending {
-        var jobs: [@Sendable () -> Void] = []
+        var jobs: [Job] = []
         var wakeupRequested = false
         /// Set once the loop thread has run its last jobs: nothing queued later could ever run.
         var closed = false
@@ -100,6 +120,16 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     /// loop has stopped, a job is released at once instead of being kept: it could never run,
     /// and what it captures (often the objects that own the loop) would be kept forever.
     public func execute(_ job: @escaping @Sendable () -> Void) {
+        enqueue(.closure(job))
+    }
+
+    /// Runs `task.runOnEventLoop()` on the loop thread, after what is already queued, as
+    /// ``execute(_:)`` does for a closure, without allocating.
+    public func execute(task: any EventLoopTask) {
+        enqueue(.task(task))
+    }
+
+    private func enqueue(_ job: Job) {
         let mustWake = pending.withLock { pending -> Bool in
             if pending.closed { return false }
             pending.jobs.append(job)
@@ -111,6 +141,28 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
             var one: UInt64 = 1
             _ = Glibc.write(wakeDescriptor, &one, 8)
         }
+    }
+
+    // MARK: Loop thread only
+
+    /// An empty buffer to read into, lent by the loop: connections that consume everything they
+    /// read give it back (``returnReadBuffer(_:)``), so a keep-alive connection reading one
+    /// response at a time allocates no read buffer per response, and an idle one holds none.
+    /// Loop thread only.
+    public func borrowReadBuffer() -> ByteBuffer {
+        assert(inEventLoop, "borrowReadBuffer off \(name)")
+        guard let buffer = state.spareReadBuffer else { return ByteBuffer() }
+        state.spareReadBuffer = nil
+        return buffer
+    }
+
+    /// Takes back a buffer whose bytes were all consumed, to lend it again. A buffer still
+    /// shared with a slice someone kept is simply copied by its next write. Loop thread only.
+    public func returnReadBuffer(_ buffer: ByteBuffer) {
+        assert(inEventLoop, "returnReadBuffer off \(name)")
+        var buffer = buffer
+        buffer.clear()
+        state.spareReadBuffer = buffer
     }
 
     /// Runs `body` on the loop and waits for its result. Must not be called on the loop.
@@ -243,7 +295,7 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         // an object that holds this loop (a connection's timers capture it strongly).
         state.timers = TimerQueue()
         // Jobs queued from here on are released by `execute`; these are what the last round left.
-        let leftOver = pending.withLock { pending -> [@Sendable () -> Void] in
+        let leftOver = pending.withLock { pending -> [Job] in
             pending.closed = true
             defer { pending.jobs.removeAll() }
             return pending.jobs
@@ -264,13 +316,19 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     /// `epoll_wait`. The round limit keeps a job that always requeues itself from starving I/O.
     private func runPendingJobs() {
         for _ in 0..<8 {
-            let jobs = pending.withLock { pending -> [@Sendable () -> Void] in
+            var batch = state.batch
+            state.batch = []
+            pending.withLock { pending in
                 pending.wakeupRequested = false
-                defer { pending.jobs.removeAll(keepingCapacity: true) }
-                return pending.jobs
+                swap(&pending.jobs, &batch)
             }
-            if jobs.isEmpty { return }
-            for job in jobs { job() }
+            defer {
+                // Unique again once the jobs are gone, so emptying it keeps its storage.
+                batch.removeAll(keepingCapacity: true)
+                state.batch = batch
+            }
+            if batch.isEmpty { return }
+            for job in batch { job.run() }
         }
     }
 
