@@ -177,6 +177,54 @@ struct HeaderViewTests {
         #expect(owned.values(for: "set-cookie") == ["a=1", "b=2", "c=3"])
     }
 
+    /// `owned()` keeps a received head as bytes until it is changed: every read answers as the
+    /// same fields built one `append` at a time would, equality and hashing ignore which form
+    /// a list is in, and the first change turns it into ordinary fields with nothing lost.
+    @Test func ownedFieldsReadAsBytesThenChangeLikeAppendedOnes() throws {
+        var parser = HTTPResponseParser()
+        var buffer = ByteBuffer()
+        buffer.writeString("HTTP/1.1 200 OK\r\nServer: test\r\nSet-Cookie: a=1\r\nX-Long: ")
+        buffer.writeBytes(Array(String(repeating: "v", count: 40).utf8) + [0xE9])
+        buffer.writeString("\r\nset-cookie: b=2\r\nContent-Length: 0\r\n\r\n")
+        var received = HTTPFields()
+        while case let event = try parser.next(&buffer), event != .needMoreData {
+            if case .head(let h) = event { received = h.headers.owned() }
+        }
+        var appended = HTTPFields()
+        try appended.append(name: "Server", value: "test")
+        try appended.append(name: "Set-Cookie", value: "a=1")
+        try appended.append(name: "X-Long", valueBytes: Array(String(repeating: "v", count: 40).utf8) + [0xE9])
+        try appended.append(name: "set-cookie", value: "b=2")
+        try appended.append(name: "Content-Length", value: "0")
+
+        #expect(received == appended && appended == received)
+        #expect(received.hashValue == appended.hashValue)
+        #expect(received.count == 5 && Array(received) == Array(appended))
+        #expect(received.contains("SET-COOKIE") && !received.contains("Host"))
+        #expect(received[first: "set-cookie"] == "a=1" && received[first: "Host"] == nil)
+        #expect(received.values(for: "Set-Cookie") == ["a=1", "b=2"] && received.values(for: "Host").isEmpty)
+        #expect(received.firstValueBytes(for: "x-long") == Array(String(repeating: "v", count: 40).utf8) + [0xE9])
+        #expect(received.valueBytes(for: "x-long") == appended.valueBytes(for: "x-long"))
+        #expect(received[2].value == String(repeating: "v", count: 40) + "\u{E9}" && received[2].valueBytes.last == 0xE9)
+
+        // Changes: each one leaves the list as the same change leaves the appended one.
+        var changed = received
+        var expected = appended
+        changed.remove(name: "Host")
+        #expect(changed == expected)
+        try changed.set(name: "Set-Cookie", value: "c=3")
+        try expected.set(name: "Set-Cookie", value: "c=3")
+        #expect(changed == expected && changed.values(for: "set-cookie") == ["c=3"])
+        changed.remove(name: "server")
+        expected.remove(name: "server")
+        try changed.append(name: "X-New", value: "1")
+        try expected.append(name: "X-New", value: "1")
+        #expect(changed == expected && Array(changed.map(\.name)) == ["Set-Cookie", "X-Long", "Content-Length", "X-New"])
+        #expect(changed.firstValueBytes(for: "X-Long")?.last == 0xE9, "the obs-text byte survives the change")
+        // The copy that was not changed still reads as received.
+        #expect(received == appended)
+    }
+
     @Test func emptyView() throws {
         let empty = HTTPHeaderView()
         #expect(empty.isEmpty)
