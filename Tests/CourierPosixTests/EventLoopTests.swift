@@ -86,6 +86,57 @@ import Dispatch
         }
     }
 
+    /// Tasks and closures share one queue: each runs on the loop, once per `execute`, in the
+    /// order they were queued.
+    @Test func tasksAndClosuresRunInQueueOrder() throws {
+        final class Recorder: EventLoopTask {
+            let order: Mutex<[String]>
+            let loop: EventLoop
+            init(_ loop: EventLoop) {
+                self.loop = loop
+                self.order = Mutex([])
+            }
+            func runOnEventLoop() {
+                precondition(loop.inEventLoop)
+                order.withLock { $0.append("task") }
+            }
+        }
+        try expectNoLeakedDescriptors {
+            let loop = try EventLoop(name: "t-tasks")
+            defer { loop.shutdown() }
+            let recorder = Recorder(loop)
+            let done = Box<Bool>()
+            loop.execute { recorder.order.withLock { $0.append("closure 1") } }
+            loop.execute(task: recorder)
+            loop.execute { recorder.order.withLock { $0.append("closure 2") } }
+            loop.execute(task: recorder)
+            loop.execute { done.put(true) }
+            #expect(done.take() == true)
+            #expect(recorder.order.withLock { $0 } == ["closure 1", "task", "closure 2", "task"])
+        }
+    }
+
+    /// The loop lends back the buffer it was given, emptied and with its capacity, and lends a
+    /// new empty one when it has none.
+    @Test func theLoopLendsBackTheReadBufferItWasGiven() throws {
+        let loop = try EventLoop(name: "t-lend")
+        defer { loop.shutdown() }
+        let (first, again, fresh) = loop.submitAndWait { () -> (Int, (Int, Int), Int) in
+            var buffer = loop.borrowReadBuffer()
+            let empty = buffer.capacity
+            buffer.writeBytes(Array(repeating: UInt8(7), count: 3000))
+            buffer.moveReaderIndex(forwardBy: 3000)
+            let capacity = buffer.capacity
+            loop.returnReadBuffer(buffer)
+            let lent = loop.borrowReadBuffer()
+            let second = loop.borrowReadBuffer()
+            return (empty, (lent.capacity == capacity ? 1 : 0, lent.readableBytes), second.capacity)
+        }
+        #expect(first == 0, "nothing to lend at first: an empty buffer")
+        #expect(again.0 == 1 && again.1 == 0, "the same storage back, with nothing readable")
+        #expect(fresh == 0, "lent once: the next borrower gets a new buffer")
+    }
+
     @Test func aJobQueuedAfterShutdownIsReleasedNotKept() throws {
         // A job that can never run must not keep what it captures: an object owning the loop
         // would otherwise stay alive for good (a cycle through the dead loop's queue).

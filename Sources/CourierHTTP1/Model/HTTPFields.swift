@@ -140,9 +140,7 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
 
     /// Appends a field after validating it.
     public mutating func append(name: String, value: String) throws(HTTPFieldError) {
-        let field = try HTTPField(name: name, value: value)
-        decodeParsed()
-        storage.append(field)
+        append(try HTTPField(name: name, value: value))
     }
 
     /// Appends a validated field.
@@ -153,9 +151,7 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
 
     /// Appends a field whose value is exactly `valueBytes`, after validating it.
     public mutating func append(name: String, valueBytes: some Collection<UInt8>) throws(HTTPFieldError) {
-        let field = try HTTPField(name: name, valueBytes: valueBytes)
-        decodeParsed()
-        storage.append(field)
+        append(try HTTPField(name: name, valueBytes: valueBytes))
     }
 
     /// Room for `count` fields in all.
