@@ -90,12 +90,9 @@ import Dispatch
     /// order they were queued.
     @Test func tasksAndClosuresRunInQueueOrder() throws {
         final class Recorder: EventLoopTask {
-            let order: Mutex<[String]>
+            let order = Mutex([String]())
             let loop: EventLoop
-            init(_ loop: EventLoop) {
-                self.loop = loop
-                self.order = Mutex([])
-            }
+            init(_ loop: EventLoop) { self.loop = loop }
             func runOnEventLoop() {
                 precondition(loop.inEventLoop)
                 order.withLock { $0.append("task") }
