@@ -154,12 +154,6 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
         append(try HTTPField(name: name, valueBytes: valueBytes))
     }
 
-    /// Room for `count` fields in all.
-    public mutating func reserveCapacity(_ count: Int) {
-        decodeParsed()
-        storage.reserveCapacity(count)
-    }
-
     /// Replaces every field named `name` with one field, after validating it.
     public mutating func set(name: String, value: String) throws(HTTPFieldError) {
         let field = try HTTPField(name: name, value: value)
