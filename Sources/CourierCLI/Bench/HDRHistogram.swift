@@ -4,8 +4,11 @@
 ///
 /// Values from 1 to ``highestTrackableValue`` are kept to `significantDigits` decimal digits of
 /// precision (1–5): any value is counted in a bucket no wider than 10^-digits of it. The counts
-/// array is allocated once, at `init`; ``record(_:)`` never allocates and never locks (one
-/// histogram per thread, added together at the end: ``add(_:)``).
+/// array covers the buckets up to the largest value recorded so far and grows a bucket at a time
+/// when a larger one arrives, so memory follows the values seen, not the range (`courier bench`
+/// keeps a score of histograms with an hour's range each). ``record(_:)`` allocates only when a
+/// value lands above every earlier one's bucket, and never locks (one histogram per thread,
+/// added together at the end: ``add(_:)``).
 struct HDRHistogram: Sendable, Equatable {
     let lowestDiscernibleValue: Int64
     let highestTrackableValue: Int64
@@ -16,7 +19,10 @@ struct HDRHistogram: Sendable, Equatable {
     let subBucketHalfCount: Int
     let subBucketMask: Int64
     let bucketCount: Int
-    private(set) var counts: [Int64]
+    /// The counts of buckets `0..<storage.count`; every later bucket counts 0.
+    private var storage: [Int64] = []
+    /// How many buckets the layout has: every value up to ``highestTrackableValue`` has one.
+    let countsLength: Int
     private(set) var totalCount: Int64 = 0
     private(set) var maxValue: Int64 = 0
     private(set) var minNonZeroValue: Int64 = .max
@@ -52,7 +58,7 @@ struct HDRHistogram: Sendable, Equatable {
             buckets += 1
         }
         bucketCount = buckets
-        counts = [Int64](repeating: 0, count: (bucketCount + 1) * subBucketHalfCount)
+        countsLength = (bucketCount + 1) * subBucketHalfCount
     }
 
     /// An empty histogram with the same layout.
@@ -60,7 +66,34 @@ struct HDRHistogram: Sendable, Equatable {
         HDRHistogram(lowestDiscernibleValue: lowestDiscernibleValue, highestTrackableValue: highestTrackableValue, significantDigits: significantDigits)
     }
 
-    var countsLength: Int { counts.count }
+    /// The count at `index` (`0..<countsLength`).
+    func count(at index: Int) -> Int64 { index < storage.count ? storage[index] : 0 }
+
+    /// How many counts are held (the rest are 0).
+    var storedCounts: Int { storage.count }
+
+    /// Every bucket's count, `countsLength` of them (for tests and reports; allocates).
+    var counts: [Int64] { storage + repeatElement(0, count: countsLength - storage.count) }
+
+    /// Makes room for the counts up to `index`, to the end of its bucket (so a histogram grows
+    /// at most once per bucket: about 20 times over its whole range).
+    private mutating func reserve(through index: Int) {
+        guard index >= storage.count else { return }
+        let length = min(countsLength, ((index >> subBucketHalfCountMagnitude) + 1) << subBucketHalfCountMagnitude)
+        storage.append(contentsOf: repeatElement(0, count: length - storage.count))
+    }
+
+    static func == (left: HDRHistogram, right: HDRHistogram) -> Bool {
+        guard left.lowestDiscernibleValue == right.lowestDiscernibleValue && left.highestTrackableValue == right.highestTrackableValue
+            && left.significantDigits == right.significantDigits && left.totalCount == right.totalCount
+            && left.maxValue == right.maxValue && left.minNonZeroValue == right.minNonZeroValue
+            && left.clampedCount == right.clampedCount
+        else { return false }
+        for index in 0..<max(left.storage.count, right.storage.count) where left.count(at: index) != right.count(at: index) {
+            return false
+        }
+        return true
+    }
 
     /// Where `value` is counted.
     func index(of value: Int64) -> Int {
@@ -102,18 +135,22 @@ struct HDRHistogram: Sendable, Equatable {
             value = highestTrackableValue
             clampedCount &+= count
         }
-        counts[index(of: value)] &+= count
+        let index = index(of: value)
+        if index >= storage.count { reserve(through: index) }
+        storage[index] &+= count
         totalCount &+= count
         if value > maxValue { maxValue = value }
         if value != 0 && value < minNonZeroValue { minNonZeroValue = value }
     }
 
-    /// Adds the counts of `other`, which must have the same layout. No allocation.
+    /// Adds the counts of `other`, which must have the same layout. No allocation unless `other`
+    /// holds a larger value than any counted here.
     mutating func add(_ other: HDRHistogram) {
-        precondition(other.counts.count == counts.count && other.unitMagnitude == unitMagnitude && other.subBucketCount == subBucketCount)
+        precondition(other.countsLength == countsLength && other.unitMagnitude == unitMagnitude && other.subBucketCount == subBucketCount)
         guard other.totalCount > 0 else { return }
         let limit = other.index(of: other.maxValue)
-        for index in 0...limit where other.counts[index] != 0 { counts[index] &+= other.counts[index] }
+        reserve(through: limit)
+        for index in 0...limit where other.storage[index] != 0 { storage[index] &+= other.storage[index] }
         totalCount &+= other.totalCount
         clampedCount &+= other.clampedCount
         maxValue = max(maxValue, other.maxValue)
@@ -122,7 +159,8 @@ struct HDRHistogram: Sendable, Equatable {
 
     /// Sets the count at `index` (decoding).
     mutating func setCount(_ count: Int64, at index: Int) {
-        counts[index] = count
+        reserve(through: index)
+        storage[index] = count
     }
 
     /// Recomputes the total, max and min from the counts (after decoding).
@@ -130,7 +168,7 @@ struct HDRHistogram: Sendable, Equatable {
         totalCount = 0
         maxValue = 0
         minNonZeroValue = .max
-        for (index, count) in counts.enumerated() where count != 0 {
+        for (index, count) in storage.enumerated() where count != 0 {
             totalCount &+= count
             let low = value(at: index)
             maxValue = low
@@ -142,7 +180,7 @@ struct HDRHistogram: Sendable, Equatable {
     mutating func reset() {
         guard totalCount > 0 else { return }
         let limit = index(of: maxValue)
-        for index in 0...limit { counts[index] = 0 }
+        for index in 0...limit { storage[index] = 0 }
         totalCount = 0
         clampedCount = 0
         maxValue = 0
@@ -157,7 +195,7 @@ struct HDRHistogram: Sendable, Equatable {
         let requested = min(max(percentile, 0), 100)
         let target = max(Int64((requested * Double(totalCount) / 100) + 0.5), 1)
         var running: Int64 = 0
-        for (index, count) in counts.enumerated() where count != 0 {
+        for (index, count) in storage.enumerated() where count != 0 {
             running += count
             if running >= target {
                 let low = value(at: index)
@@ -171,7 +209,7 @@ struct HDRHistogram: Sendable, Equatable {
     var mean: Double {
         guard totalCount > 0 else { return 0 }
         var sum = 0.0
-        for (index, count) in counts.enumerated() where count != 0 {
+        for (index, count) in storage.enumerated() where count != 0 {
             let low = value(at: index)
             let middle = Double(low) + Double(sizeOfEquivalentRange(low) - 1) / 2
             sum += middle * Double(count)

@@ -48,11 +48,11 @@ enum HDRHistogramCodec {
         counts.reserveCapacity(limit * 2)
         var index = 0
         while index < limit {
-            let count = histogram.counts[index]
+            let count = histogram.count(at: index)
             index += 1
             if count == 0 {
                 var zeros: Int64 = 1
-                while index < limit && histogram.counts[index] == 0 {
+                while index < limit && histogram.count(at: index) == 0 {
                     zeros += 1
                     index += 1
                 }

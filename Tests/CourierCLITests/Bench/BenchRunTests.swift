@@ -261,7 +261,7 @@ import Glibc
         }
         #expect(Int(sum.totalCount) == merged.total)
         var expected: [[Int64]] = []
-        for index in 0..<sum.countsLength where sum.counts[index] != 0 { expected.append([sum.value(at: index), sum.counts[index]]) }
+        for index in 0..<sum.countsLength where sum.count(at: index) != 0 { expected.append([sum.value(at: index), sum.count(at: index)]) }
         #expect(merged.counts == expected)
         let percentiles = [50.0, 75.0, 90.0, 99.0, 99.9, 99.99, 100.0].map { sum.value(atPercentile: $0) }
         #expect(merged.percentiles == percentiles)

@@ -61,6 +61,36 @@ import Testing
         #expect(histogram.value(atPercentile: 50) == 0)
     }
 
+    /// Memory follows the largest value recorded, a bucket at a time, not the hour-long range:
+    /// `courier bench` keeps a score of these, and most of their range is never reached.
+    @Test func theCountsGrowWithTheLargestValueOnly() throws {
+        var histogram = HDRHistogram(highestTrackableValue: 3_600_000_000_000, significantDigits: 3)
+        #expect(histogram.storedCounts == 0 && histogram.countsLength == 33 * 1024)
+        histogram.record(100)
+        #expect(histogram.storedCounts == 1024)
+        histogram.record(1_000_000)  // index 11,169: the buckets up to it
+        #expect(histogram.storedCounts == 11 * 1024)
+        for value in stride(from: Int64(1), through: 990_000, by: 997) { histogram.record(value) }
+        #expect(histogram.storedCounts == 11 * 1024)
+        #expect(histogram.count(at: 11_169) == 1 && histogram.count(at: 11_170) == 0 && histogram.count(at: 20_000) == 0)
+        #expect(histogram.counts.count == histogram.countsLength)
+
+        // Equality is of the counts, whatever the storage: an emptied histogram keeps its storage
+        // and equals a new one; the same values recorded in another order give an equal one.
+        var reversed = histogram.emptyCopy()
+        for value in stride(from: Int64(1), through: 990_000, by: 997).reversed() { reversed.record(value) }
+        reversed.record(1_000_000)
+        reversed.record(100)
+        #expect(reversed == histogram)
+        reversed.record(100)
+        #expect(reversed != histogram)
+        histogram.reset()
+        #expect(histogram.storedCounts == 11 * 1024)
+        #expect(histogram == histogram.emptyCopy())
+        let decoded = try HDRHistogramCodec.decode(payload: HDRHistogramCodec.payload(of: reversed))
+        #expect(decoded.counts == reversed.counts && decoded.storedCounts <= reversed.storedCounts)
+    }
+
     @Test func zigZagVarintsAreJavasBytes() {
         func bytes(_ value: Int64) -> [UInt8] {
             var out: [UInt8] = []
