@@ -28,6 +28,9 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
 
     let id: Int
     let key: PoolKey
+    /// The pool's entry for `key` (its machine and connection table), so the connection's
+    /// inputs to the pool find them without a lookup.
+    let poolEntry: ConnectionPool.Entry
     let loop: EventLoop
     /// Strong: a connection may still report to its pool after `shutdown()` returned (a close
     /// queued on its loop). The cycle ends when the pool forgets the connection.
@@ -100,9 +103,13 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     /// Out of the selector while reading is paused: see `selectorReady`.
     @exclusivity(unchecked) var suspended = false
 
-    init(id: Int, key: PoolKey, loop: EventLoop, pool: ConnectionPool, configuration: HTTPClientConfiguration, timeouts: HTTPClientTimeouts) {
+    init(
+        id: Int, key: PoolKey, entry: ConnectionPool.Entry, loop: EventLoop, pool: ConnectionPool,
+        configuration: HTTPClientConfiguration, timeouts: HTTPClientTimeouts
+    ) {
         self.id = id
         self.key = key
+        self.poolEntry = entry
         self.loop = loop
         self.pool = pool
         self.configuration = configuration

@@ -298,9 +298,10 @@ public struct HTTP1ConnectionStateMachine: Sendable {
             var event: HTTPResponseParserEvent
             do {
                 event = try parser.next(&buffer)
-                if event == .needMoreData && request.eof {
+                // Matched, not compared: `==` on the event enum compares whole heads.
+                if case .needMoreData = event, request.eof {
                     event = try parser.finish(&buffer)
-                    if event == .needMoreData {
+                    if case .needMoreData = event {
                         // Closed between messages: no part of a response arrived.
                         return fail(closedBeforeResponse(request, cause: nil))
                     }

@@ -78,32 +78,53 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         public static let proxyHandshakeFailed = Code("proxyHandshakeFailed", .proxy)
     }
 
+    /// The fields, boxed: a `ClientError` is one reference wide. It rides in the payloads of the
+    /// connection and pool machines' actions, which are copied several times per request; inline,
+    /// its 200 bytes made every action that wide, failure or not. Errors are rare, so the
+    /// allocation is paid where one happens. Immutable, so copies share it safely.
+    private final class Storage: Sendable {
+        let code: Code
+        let phase: Phase
+        let cause: (any Error & Sendable)?
+        let detail: String?
+        let isSafeToRetry: Bool
+        let responseHead: HTTPClientResponseHead?
+
+        init(code: Code, phase: Phase, cause: (any Error & Sendable)?, detail: String?, isSafeToRetry: Bool, responseHead: HTTPClientResponseHead?) {
+            self.code = code
+            self.phase = phase
+            self.cause = cause
+            self.detail = detail
+            self.isSafeToRetry = isSafeToRetry
+            self.responseHead = responseHead
+        }
+    }
+
+    private let storage: Storage
+
     /// What went wrong.
-    public let code: Code
+    public var code: Code { storage.code }
     /// When it went wrong.
-    public let phase: Phase
+    public var phase: Phase { storage.phase }
     /// The underlying error (an `HTTPParserError`, an errno wrapper, a TLS error...), if any.
-    public let cause: (any Error & Sendable)?
+    public var cause: (any Error & Sendable)? { storage.cause }
     /// A short human-readable detail, if any.
-    public let detail: String?
+    public var detail: String? { storage.detail }
     /// Whether the request may be sent again automatically. True only when provably safe: an
     /// idempotent request with a replayable body, on a reused connection that closed before a
     /// single response byte arrived (RFC 9110 §9.2.2, RFC 9112 §9.3.1).
-    public let isSafeToRetry: Bool
+    public var isSafeToRetry: Bool { storage.isSafeToRetry }
     /// The response the error is about, when the request failed because of a head that arrived
     /// (a redirect the configuration refuses: too many, a loop, a refused downgrade).
-    public let responseHead: HTTPClientResponseHead?
+    public var responseHead: HTTPClientResponseHead? { storage.responseHead }
 
     public init(
         _ code: Code, phase: Phase? = nil, cause: (any Error & Sendable)? = nil, detail: String? = nil,
         isSafeToRetry: Bool = false, responseHead: HTTPClientResponseHead? = nil
     ) {
-        self.code = code
-        self.phase = phase ?? code.defaultPhase
-        self.cause = cause
-        self.detail = detail
-        self.isSafeToRetry = isSafeToRetry
-        self.responseHead = responseHead
+        storage = Storage(
+            code: code, phase: phase ?? code.defaultPhase, cause: cause, detail: detail, isSafeToRetry: isSafeToRetry,
+            responseHead: responseHead)
     }
 
     public var description: String {

@@ -11,12 +11,13 @@ import Synchronization
 /// after the lock is released, and anything that touches a connection hops to that
 /// connection's loop. Nothing calls out while holding the lock.
 final class ConnectionPool: Sendable {
-    /// One key's machine and open connections. A class, so one table lookup per input finds
-    /// both and the actions that follow use them directly.
+    /// One key's machine and open connections. A class, so one table lookup per request finds
+    /// both and the actions that follow use them directly; each connection holds its own
+    /// key's entry, so its inputs need no lookup at all (entries live as long as the pool).
     ///
     /// @unchecked: its vars are read and written only inside `state.withLock`; the reference
     /// itself is passed out of the lock to reach them again under it.
-    private final class Entry: @unchecked Sendable {
+    final class Entry: @unchecked Sendable {
         let key: PoolKey
         // Unchecked: only ever touched under the pool's lock, and no input reaches back into
         // the pool while the machine or the table is being changed.
@@ -105,17 +106,20 @@ final class ConnectionPool: Sendable {
     // MARK: Inputs from executions
 
     /// Queues `execution` for a connection to `key`.
+    /// Only a queued execution enters the waiter table: one leased at once, or refused at once,
+    /// is handed to `run` directly (`acquiring`).
     func acquire(_ execution: HTTPRequestExecution, key: PoolKey, timeouts: HTTPClientTimeouts) {
         let (entry, actions) = state.withLock { state -> (Entry, [ConnectionPoolStateMachine<Int>.Action]) in
-            state.waiters[execution.id] = execution
             let entry = state.entry(for: key, configuration: machineConfiguration())
             if state.isShutDown { return (entry, [.failWaiter(execution.id, ClientError(.poolShutdown))]) }
             // A cancel that came between the execution marking itself waiting and this lock found
             // nothing queued to remove: honour it here.
             if execution.isCancelled { return (entry, [.failWaiter(execution.id, ClientError(.cancelled))]) }
-            return (entry, entry.machine.requestConnection(waiter: execution.id))
+            let actions = entry.machine.requestConnection(waiter: execution.id)
+            if actions.contains(where: { if case .enqueue = $0 { true } else { false } }) { state.waiters[execution.id] = execution }
+            return (entry, actions)
         }
-        run(actions, entry: entry, timeouts: timeouts)
+        run(actions, entry: entry, timeouts: timeouts, acquiring: execution)
     }
 
     /// The execution gave up waiting (cancelled or timed out).
@@ -138,7 +142,7 @@ final class ConnectionPool: Sendable {
     }
 
     func connectionReleased(_ connection: HTTP1Connection, reusable: Bool) {
-        input(connection) { machine in
+        input(connection, releasing: true) { machine in
             // A connection the pool already forgot (closed at shutdown) is simply dropped.
             guard machine.leasedConnectionCount > 0 else { return [] }
             return machine.connectionReleased(connection.id, reusable: reusable)
@@ -155,13 +159,19 @@ final class ConnectionPool: Sendable {
 
     /// Feeds one connection event to its key's machine. `forget`: the connection is gone for
     /// good (failed or closed), so the table drops it too.
-    private func input(_ connection: HTTP1Connection, forget: Bool = false, _ body: (inout ConnectionPoolStateMachine<Int>) -> [ConnectionPoolStateMachine<Int>.Action]) {
-        let found = state.withLock { state -> (Entry, [ConnectionPoolStateMachine<Int>.Action])? in
-            guard let entry = state.entries[connection.key], entry.connections[connection.id] != nil else { return nil }
+    /// `releasing`: the connection is back from a request, so an idle timer the machine asks
+    /// for is this connection's.
+    private func input(
+        _ connection: HTTP1Connection, forget: Bool = false, releasing: Bool = false,
+        _ body: (inout ConnectionPoolStateMachine<Int>) -> [ConnectionPoolStateMachine<Int>.Action]
+    ) {
+        let entry = connection.poolEntry
+        let actions = state.withLock { _ -> [ConnectionPoolStateMachine<Int>.Action]? in
+            guard entry.connections[connection.id] != nil else { return nil }
             if forget { entry.connections[connection.id] = nil }
-            return (entry, body(&entry.machine))
+            return body(&entry.machine)
         }
-        if let (entry, actions) = found { run(actions, entry: entry, timeouts: configuration.timeouts) }
+        if let actions { run(actions, entry: entry, timeouts: configuration.timeouts, releasing: releasing ? connection : nil) }
     }
 
     // MARK: Shutdown
@@ -196,19 +206,31 @@ final class ConnectionPool: Sendable {
 
     /// Performs `actions` for `entry`'s key. The entry's fields are read and written under the
     /// lock only.
-    private func run(_ actions: [ConnectionPoolStateMachine<Int>.Action], entry: Entry, timeouts: HTTPClientTimeouts) {
+    /// `acquiring`: the execution whose `acquire` produced the actions (not in the waiter table
+    /// unless queued); `releasing`: the connection whose release produced them. Both save a
+    /// table lookup per request.
+    private func run(
+        _ actions: [ConnectionPoolStateMachine<Int>.Action], entry: Entry, timeouts: HTTPClientTimeouts,
+        acquiring: HTTPRequestExecution? = nil, releasing: HTTP1Connection? = nil
+    ) {
+        /// The waiter's execution, out of the table (or the acquiring one, never put in it).
+        func take(_ waiter: Int, _ state: inout State) -> HTTPRequestExecution? {
+            if let acquiring, acquiring.id == waiter { return acquiring }
+            return state.waiters.removeValue(forKey: waiter)
+        }
         let key = entry.key
         for action in actions {
             switch action {
             case .createConnection(let id):
                 let loop = group.next()
-                let connection = HTTP1Connection(id: id, key: key, loop: loop, pool: self, configuration: configuration, timeouts: timeouts)
+                let connection = HTTP1Connection(
+                    id: id, key: key, entry: entry, loop: loop, pool: self, configuration: configuration, timeouts: timeouts)
                 state.withLock { _ in entry.connections[id] = connection }
                 loop.execute { connection.start() }
             case .enqueue:
                 break
             case .lease(let id, let waiter):
-                let (connection, execution) = state.withLock { (entry.connections[id], $0.waiters.removeValue(forKey: waiter)) }
+                let (connection, execution) = state.withLock { (entry.connections[id], take(waiter, &$0)) }
                 guard let execution else { continue }
                 guard let connection else {
                     // The connection closed on its loop (EOF or stray bytes while idle) between
@@ -220,7 +242,8 @@ final class ConnectionPool: Sendable {
                 execution.leased(connection)
                 connection.run(leased: execution)
             case .scheduleIdleTimer(let id):
-                guard let connection = state.withLock({ _ in entry.connections[id] }) else { continue }
+                let parked = releasing.flatMap { $0.id == id ? $0 : nil }
+                guard let connection = parked ?? state.withLock({ _ in entry.connections[id] }) else { continue }
                 let timeout = configuration.idleConnectionTimeout
                 // A release comes from the connection's own loop: arming a timer there re-enters
                 // nothing, so it needs no loop hop per request.
@@ -239,7 +262,7 @@ final class ConnectionPool: Sendable {
                 guard let connection = state.withLock({ _ in entry.connections.removeValue(forKey: id) }) else { continue }
                 connection.loop.execute { connection.closeFromPool() }
             case .failWaiter(let waiter, let error):
-                guard let execution = state.withLock({ $0.waiters.removeValue(forKey: waiter) }) else { continue }
+                guard let execution = state.withLock({ take(waiter, &$0) }) else { continue }
                 execution.poolFailed(error)
             case .shutdownComplete:
                 state.withLock { _ = $0.shutdownPending.remove(key) }

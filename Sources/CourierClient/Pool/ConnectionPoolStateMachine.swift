@@ -158,21 +158,24 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     /// parked idle, or is closed when not reusable or out of uses (then a replacement is started
     /// if waiters need one).
     public mutating func connectionReleased(_ id: ConnectionID, reusable: Bool) -> [Action] {
-        guard let connection = connections[id], connection.state == .leased else {
+        // One table lookup for the whole release (this runs once per request).
+        guard let index = connections.index(forKey: id), connections.values[index].state == .leased else {
             preconditionFailure("release of connection \(id), which is not leased")
         }
-        let outOfUses = configuration.maximumUses.map { connection.uses >= $0 } ?? false
+        let outOfUses = configuration.maximumUses.map { connections.values[index].uses >= $0 } ?? false
         if shuttingDown || !reusable || outOfUses {
-            connections[id] = nil
+            connections.remove(at: index)
             var actions: [Action] = [.closeConnection(id)]
             createConnectionsIfNeeded(&actions)
             reportShutdownIfDone(&actions)
             return actions
         }
         if let waiter = waiters.popFirst() {
-            return [lease(id, to: waiter)]
+            return [lease(id, at: index, to: waiter)]
         }
-        return [park(id)]
+        connections.values[index].state = .idle
+        idleStack.append(id)
+        return [.scheduleIdleTimer(id)]
     }
 
     /// The driver saw a connection close on its own: an idle connection closed by the server
@@ -245,8 +248,12 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     // MARK: - Helpers
 
     private mutating func lease(_ id: ConnectionID, to waiter: WaiterID) -> Action {
-        connections[id]!.state = .leased
-        connections[id]!.uses += 1
+        lease(id, at: connections.index(forKey: id)!, to: waiter)
+    }
+
+    private mutating func lease(_ id: ConnectionID, at index: Dictionary<ConnectionID, Connection>.Index, to waiter: WaiterID) -> Action {
+        connections.values[index].state = .leased
+        connections.values[index].uses += 1
         return .lease(id, to: waiter)
     }
 

@@ -152,8 +152,10 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
         guard let block = storedBlock else { return }
         var name = name
         name.withUTF8 { wanted in
+            let length = UInt32(truncatingIfNeeded: wanted.count)
             block.withUnsafeReadableBytes { bytes in
-                for (i, span) in spans.enumerated() {
+                // Lengths first: most fields are ruled out without looking at their bytes.
+                for (i, span) in spans.enumerated() where span.nameLength == length {
                     let n = UnsafeRawBufferPointer(rebasing: bytes[Int(span.nameStart)..<Int(span.nameStart + span.nameLength)])
                     if HTTPBytes.equalsCaseInsensitive(n, UnsafeRawBufferPointer(wanted)), !body(i) { return }
                 }
