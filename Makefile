@@ -58,8 +58,9 @@ build: deps
 
 # The `courier` command (curl's flags, and `courier bench`): a release build, copied to
 # $(PREFIX)/bin (default /usr/local/bin). The Swift runtime and Foundation are linked in
-# (--static-swift-stdlib): the binary needs only libc, libssl and zlib on the target machine,
-# and starts in about 6 ms rather than 10 (no dozen runtime libraries to load and relocate).
+# (--static-swift-stdlib), and libstdc++ too (Package.swift, courierReleaseLink): the binary
+# needs only glibc 2.36+, libgcc_s, libssl and zlib on the target machine, and starts in about
+# 6 ms rather than 10 (no dozen runtime libraries to load and relocate).
 PREFIX ?= /usr/local
 COURIER_RELEASE := -c release --product courier --static-swift-stdlib
 install: deps
