@@ -16,7 +16,7 @@ import CourierTLS
 /// feeds it every event (bytes, EOF, errors, timers, cancellation).
 ///
 /// `@unchecked Sendable`: every mutable member is confined to `loop` (each entry point either
-/// runs there or hops there with `loop.execute`); `id`, `key`, `loop` and `pool` are immutable.
+/// runs there or hops there with `loop.execute`); `id`, `poolEntry` (and so `key`), `loop` and `pool` are immutable.
 final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     enum Phase {
         case connecting
@@ -27,10 +27,10 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     }
 
     let id: Int
-    let key: PoolKey
-    /// The pool's entry for `key` (its machine and connection table), so the connection's
-    /// inputs to the pool find them without a lookup.
+    /// The pool's entry for the connection's key (its machine and connection table), so the
+    /// connection's inputs to the pool find them without a lookup.
     let poolEntry: ConnectionPool.Entry
+    var key: PoolKey { poolEntry.key }
     let loop: EventLoop
     /// Strong: a connection may still report to its pool after `shutdown()` returned (a close
     /// queued on its loop). The cycle ends when the pool forgets the connection.
@@ -104,11 +104,10 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     @exclusivity(unchecked) var suspended = false
 
     init(
-        id: Int, key: PoolKey, entry: ConnectionPool.Entry, loop: EventLoop, pool: ConnectionPool,
+        id: Int, entry: ConnectionPool.Entry, loop: EventLoop, pool: ConnectionPool,
         configuration: HTTPClientConfiguration, timeouts: HTTPClientTimeouts
     ) {
         self.id = id
-        self.key = key
         self.poolEntry = entry
         self.loop = loop
         self.pool = pool

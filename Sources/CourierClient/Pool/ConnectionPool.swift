@@ -224,7 +224,7 @@ final class ConnectionPool: Sendable {
             case .createConnection(let id):
                 let loop = group.next()
                 let connection = HTTP1Connection(
-                    id: id, key: key, entry: entry, loop: loop, pool: self, configuration: configuration, timeouts: timeouts)
+                    id: id, entry: entry, loop: loop, pool: self, configuration: configuration, timeouts: timeouts)
                 state.withLock { _ in entry.connections[id] = connection }
                 loop.execute { connection.start() }
             case .enqueue:

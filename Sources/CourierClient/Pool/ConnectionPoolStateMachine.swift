@@ -116,7 +116,8 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
         if shuttingDown { return [.failWaiter(waiter, ClientError(.poolShutdown))] }
         precondition(!waiters.contains(waiter), "waiter \(waiter) is already queued")
         if let id = idleStack.popLast() {
-            return [.cancelIdleTimer(id), lease(id, to: waiter)]
+            // Every idle id is in the table (parking puts it in both; closing takes it from both).
+            return [.cancelIdleTimer(id), lease(id, at: connections.index(forKey: id)!, to: waiter)]
         }
         waiters.append(waiter)
         var actions: [Action] = [.enqueue(waiter)]
@@ -126,15 +127,15 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
 
     /// A connection attempt succeeded: lease it to the oldest waiter, or park it.
     public mutating func connectionEstablished(_ id: ConnectionID) -> [Action] {
-        guard let connection = connections[id], connection.state == .connecting else {
+        guard let index = connections.index(forKey: id), connections.values[index].state == .connecting else {
             // Forgotten (shutdown aborted it): it must not stay open.
             return [.closeConnection(id)]
         }
         connectingCount -= 1
         if let waiter = waiters.popFirst() {
-            return [lease(id, to: waiter)]
+            return [lease(id, at: index, to: waiter)]
         }
-        return [park(id)]
+        return [park(id, at: index)]
     }
 
     /// A connection attempt failed. See the type's policy notes: no new attempt is started; the
@@ -173,9 +174,7 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
         if let waiter = waiters.popFirst() {
             return [lease(id, at: index, to: waiter)]
         }
-        connections.values[index].state = .idle
-        idleStack.append(id)
-        return [.scheduleIdleTimer(id)]
+        return [park(id, at: index)]
     }
 
     /// The driver saw a connection close on its own: an idle connection closed by the server
@@ -247,18 +246,16 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
 
     // MARK: - Helpers
 
-    private mutating func lease(_ id: ConnectionID, to waiter: WaiterID) -> Action {
-        lease(id, at: connections.index(forKey: id)!, to: waiter)
-    }
-
+    /// The helpers take the connection's place in the table, which their callers have just
+    /// found: one lookup per input.
     private mutating func lease(_ id: ConnectionID, at index: Dictionary<ConnectionID, Connection>.Index, to waiter: WaiterID) -> Action {
         connections.values[index].state = .leased
         connections.values[index].uses += 1
         return .lease(id, to: waiter)
     }
 
-    private mutating func park(_ id: ConnectionID) -> Action {
-        connections[id]!.state = .idle
+    private mutating func park(_ id: ConnectionID, at index: Dictionary<ConnectionID, Connection>.Index) -> Action {
+        connections.values[index].state = .idle
         idleStack.append(id)
         return .scheduleIdleTimer(id)
     }
