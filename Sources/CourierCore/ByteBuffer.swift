@@ -306,7 +306,7 @@ extension ByteBuffer: Hashable {
 
     /// Two buffers are equal when their readable bytes are equal.
     public static func == (lhs: ByteBuffer, rhs: ByteBuffer) -> Bool {
-        lhs.withUnsafeReadableBytes { a in rhs.withUnsafeReadableBytes { b in a.elementsEqual(b) } }
+        lhs.withUnsafeReadableBytes { a in rhs.withUnsafeReadableBytes { b in bytesEqual(a, b) } }
     }
 }
 

@@ -10,12 +10,7 @@ extension SessionTask {
     /// Performs what the state machine asked for, in order, outside its lock: the one place a
     /// task's side effects happen.
     func run(_ actions: Actions) {
-        // Slot by slot rather than through an iterator (which would copy the whole list).
-        guard let first = actions.one else { return }
-        run(first)
-        guard let second = actions.two else { return }
-        run(second)
-        for action in actions.more { run(action) }
+        actions.forEach { run($0) }
     }
 
     private func run(_ action: Action) {

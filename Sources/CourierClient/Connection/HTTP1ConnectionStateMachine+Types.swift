@@ -133,11 +133,18 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
 
     /// Copies a parsed head out of the read buffer.
     public init(_ head: HTTPResponseHead) {
+        var storage = ByteBuffer()
+        self.init(head, reusing: &storage)
+    }
+
+    /// Copies a parsed head out of the read buffer into `storage` when nothing else holds it
+    /// (``HTTPHeaderView/owned(reusing:)``).
+    init(_ head: HTTPResponseHead, reusing storage: inout ByteBuffer) {
         let reason = head.reason.string
         // The same byte count means the bytes were read as UTF-8, so they are `reason`'s own
         // (an ISO-8859-1 reading turns each byte over 0x7F into two).
         self.init(
-            version: head.version, status: head.status, reason: reason, headers: head.headers.owned(),
+            version: head.version, status: head.status, reason: reason, headers: head.headers.owned(reusing: &storage),
             framing: head.framing, isKeepAlive: head.isKeepAlive,
             reasonBytes: reason.utf8.count == head.reason.count ? nil : head.reason.bytes)
     }

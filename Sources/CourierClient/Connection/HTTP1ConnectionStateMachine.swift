@@ -66,9 +66,37 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         var eof = false
     }
 
+    /// A request head as last encoded on this connection, and whether it forbids reuse.
+    private struct EncodedHead: Sendable {
+        var head: HTTPRequestHead
+        var host: String?
+        var framing: RequestBodyFraming
+        var forbidsReuse: Bool
+
+        /// Byte for byte (text equality would call canonically equivalent strings equal).
+        func matches(_ other: HTTPRequestHead, host otherHost: String?, framing otherFraming: RequestBodyFraming) -> Bool {
+            switch (host, otherHost) {
+            case (nil, nil): break
+            case (let mine?, let theirs?): guard mine.hasSameUTF8(as: theirs) else { return false }
+            default: return false
+            }
+            return framing == otherFraming && head.hasSameBytes(as: other)
+        }
+    }
+
     private var phase = Phase.idle
     private var request: InFlight?
     private var parser: HTTPResponseParser
+    /// The last request head's bytes. The same head again is sent as these bytes; another is
+    /// encoded into this buffer: by then the write has let go of it, so it is unique again and
+    /// the head is written without an allocation (a buffer still shared is copied on write, as
+    /// any `ByteBuffer`).
+    private var headBuffer = ByteBuffer()
+    /// What `headBuffer` holds the encoding of; nil when it holds none.
+    private var encodedHead: EncodedHead?
+    /// The last response head's copy, kept to copy the next head into once its consumer has let
+    /// go of it (``HTTPHeaderView/owned(reusing:)``).
+    private var responseHeadBuffer = ByteBuffer()
 
     /// The number of requests this connection may carry; nil for no limit.
     public let maximumUses: Int?
@@ -164,12 +192,32 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         let framing = Self.framing(of: body)
         let (head, waitForContinue) = Self.expecting(head, body: body, expectContinue: expectContinue)
         let hasBody = body == .chunked || (body != .none && body != .knownLength(0))
-        // Room for a typical head at once: growing from empty reallocated twice per request.
-        var bytes = ByteBuffer(capacity: 512)
-        do {
-            try HTTPRequestEncoder.encodeHead(head, host: host, framing: framing, into: &bytes)
-        } catch {
-            return .failRequest(ClientError(.invalidRequest, cause: error), then: .keepAlive)
+        let bytes: ByteBuffer
+        let forbidsReuse: Bool
+        if let encoded = encodedHead, encoded.matches(head, host: host, framing: framing) {
+            // The head this connection sent last, byte for byte (a load generator, a poller):
+            // it was checked and encoded then, and `headBuffer` still holds those bytes.
+            bytes = headBuffer
+            forbidsReuse = encoded.forbidsReuse
+        } else {
+            encodedHead = nil
+            var fresh = headBuffer
+            headBuffer = ByteBuffer()
+            fresh.clear()
+            // Room for a typical head at once: growing from empty reallocated twice per request.
+            fresh.reserveWritable(512)
+            do {
+                try HTTPRequestEncoder.encodeHead(head, host: host, framing: framing, into: &fresh)
+            } catch {
+                return .failRequest(ClientError(.invalidRequest, cause: error), then: .keepAlive)
+            }
+            forbidsReuse = Self.requestForbidsReuse(head)
+            // A large head's buffer is not kept: an idle connection holds no more than a page.
+            if fresh.capacity <= 4096 {
+                headBuffer = fresh
+                encodedHead = EncodedHead(head: head, host: host, framing: framing, forbidsReuse: forbidsReuse)
+            }
+            bytes = fresh
         }
 
         uses += 1
@@ -178,7 +226,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         request = InFlight(
             method: head.method, bodyKind: body,
             body: !hasBody ? .sent : waitForContinue ? .waitingForContinue : .sending(sent: 0),
-            requestForbidsReuse: Self.requestForbidsReuse(head), isReusedConnection: uses > 1,
+            requestForbidsReuse: forbidsReuse, isReusedConnection: uses > 1,
             bodyReplayable: bodyReplayable)
         phase = .inFlight
         requestBytesSent += Int64(bytes.readableBytes)
@@ -338,7 +386,10 @@ public struct HTTP1ConnectionStateMachine: Sendable {
                 }
                 request.response = .body(keepAlive: head.isKeepAlive, tunnel: head.framing == .tunnel)
                 self.request = request
-                return .forwardHead(HTTPClientResponseHead(head), stopSendingBody: stop)
+                let owned = HTTPClientResponseHead(head, reusing: &responseHeadBuffer)
+                // As for request heads: an idle connection keeps no more than a page.
+                if responseHeadBuffer.capacity > 4096 { responseHeadBuffer = ByteBuffer() }
+                return .forwardHead(owned, stopSendingBody: stop)
             case .body(let bytes):
                 return .forwardBody(bytes)
             case .end(let trailers):

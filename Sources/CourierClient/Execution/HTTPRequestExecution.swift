@@ -13,7 +13,7 @@ import Synchronization
 /// the request (or the execution's home loop between connections, or the last connection's loop
 /// while a redirect handler's answer is awaited). Each hand-over goes through `EventLoop.execute`
 /// or the pool's lock, which orders the accesses.
-public final class HTTPRequestExecution: @unchecked Sendable {
+public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     enum Location {
         case starting
         case waiting(PoolKey)
@@ -50,6 +50,10 @@ public final class HTTPRequestExecution: @unchecked Sendable {
     /// Strong: a request in flight keeps its client (and pool) alive until it ends.
     private let client: HTTPClient
     let shared = Mutex(Shared())
+    /// `shared.cancelled`, readable without the lock: set inside it by ``cancel()``, so a check
+    /// under the lock sees it too. The early checks on the request's own path (several per
+    /// request) read this instead of taking the lock.
+    private let cancelledFlag = Atomic<Bool>(false)
     private let homeLoop: EventLoop
     /// True while the start job runs ``acquire()``; touched on `homeLoop` only.
     @exclusivity(unchecked) private var acquiringInStartJob = false
@@ -119,6 +123,7 @@ public final class HTTPRequestExecution: @unchecked Sendable {
     public func cancel() {
         let location = shared.withLock { shared -> Location in
             shared.cancelled = true
+            cancelledFlag.store(true, ordering: .releasing)
             return shared.location
         }
         switch location {
@@ -139,22 +144,26 @@ public final class HTTPRequestExecution: @unchecked Sendable {
         connection.loop.execute { connection.resumeReading(self) }
     }
 
-    var isCancelled: Bool { shared.withLock { $0.cancelled } }
+    var isCancelled: Bool { cancelledFlag.load(ordering: .acquiring) }
 
     // MARK: Starting and re-starting
 
     /// Validates the request and queues it for a connection.
     func start() {
         // Everything from here runs on a loop, so the delegate is only ever called from one.
-        homeLoop.execute { [self] in
-            if let problem = Self.validate(request) {
-                end(failure: problem)
-                return
-            }
-            acquiringInStartJob = true
-            acquire()
-            acquiringInStartJob = false
+        // Queued as a task, not a closure: the hop allocates nothing (``runOnEventLoop()``).
+        homeLoop.execute(task: self)
+    }
+
+    /// The start job (queued once, by ``start()``).
+    package func runOnEventLoop() {
+        if let problem = Self.validate(request) {
+            end(failure: problem)
+            return
         }
+        acquiringInStartJob = true
+        acquire()
+        acquiringInStartJob = false
     }
 
     /// Ends the execution on the caller's thread: only for a client already shut down.
@@ -163,16 +172,19 @@ public final class HTTPRequestExecution: @unchecked Sendable {
     }
 
     static func validate(_ request: HTTPClientRequest) -> ClientError? {
-        if let name = request.headers.contains("Content-Length") ? "Content-Length" : request.headers.contains("Transfer-Encoding") ? "Transfer-Encoding" : nil {
+        let headers = request.headers
+        if let name = headers.contains("Content-Length") ? "Content-Length" : headers.contains("Transfer-Encoding") ? "Transfer-Encoding" : nil {
             return ClientError(.invalidRequest, detail: "\(name) is derived from the body; do not set it (RFC 9112 §6)")
         }
-        if case .stream(let length?, _) = request.body, length < 0 {
+        // One read of the body (each read copies the enum and what it holds).
+        switch request.body {
+        case .stream(let length?, _) where length < 0:
             return ClientError(.invalidRequest, detail: "a stream body's length cannot be negative (\(length))")
-        }
-        if case .sequence(let length?, _) = request.body, length < 0 {
+        case .sequence(let length?, _) where length < 0:
             return ClientError(.invalidRequest, detail: "a sequence body's length cannot be negative (\(length))")
+        default:
+            return nil
         }
-        return nil
     }
 
     func acquire() {

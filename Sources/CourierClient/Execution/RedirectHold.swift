@@ -51,12 +51,13 @@ struct RedirectHold<Next> {
         case ignore
     }
 
-    private(set) var state: State = .passing
-
-    var isPassing: Bool {
-        if case .passing = state { return true }
-        return false
+    private(set) var state: State = .passing {
+        didSet { isPassing = if case .passing = state { true } else { false } }
     }
+
+    /// `state` is `.passing`: kept as a flag, because every response reads it (once per body part
+    /// and at the end) and reading a payload enum out of the execution copies it.
+    private(set) var isPassing = true
 
     var isDeciding: Bool {
         if case .deciding = state { return true }
@@ -64,7 +65,9 @@ struct RedirectHold<Next> {
     }
 
     /// A new response: the previous one's state is gone.
-    mutating func reset() { state = .passing }
+    mutating func reset() {
+        if !isPassing { state = .passing }
+    }
 
     /// A redirect followed without asking anyone.
     mutating func follow(_ next: Next) { state = .discarding(then: next) }
@@ -73,6 +76,7 @@ struct RedirectHold<Next> {
     mutating func startDeciding() { state = .deciding(held: nil, trailers: nil, paused: false) }
 
     mutating func bodyPart(_ part: ByteBuffer) -> PartAction {
+        if isPassing { return .deliver }
         switch state {
         case .passing:
             return .deliver
@@ -93,6 +97,7 @@ struct RedirectHold<Next> {
     }
 
     mutating func end(trailers: HTTPFields) -> EndAction {
+        if isPassing { return .finish }
         switch state {
         case .passing:
             return .finish

@@ -37,11 +37,20 @@ final class ConnectionPool: Sendable {
         var isShutDown = false
         var shutdownPending: Set<PoolKey> = []
 
+        /// The entry found last: a client that sends to one origin again and again (a load
+        /// generator, a service calling its backend) finds it with one key comparison instead
+        /// of hashing the key into the table.
+        var lastEntry: Entry?
+
         /// `key`'s entry, made on first use (entries stay for the pool's life).
         mutating func entry(for key: PoolKey, configuration: @autoclosure () -> ConnectionPoolStateMachine<Int>.Configuration) -> Entry {
-            if let entry = entries[key] { return entry }
-            let entry = Entry(key: key, machine: ConnectionPoolStateMachine(configuration: configuration()))
-            entries[key] = entry
+            if let lastEntry, lastEntry.key == key { return lastEntry }
+            let entry = entries[key] ?? {
+                let made = Entry(key: key, machine: ConnectionPoolStateMachine(configuration: configuration()))
+                entries[key] = made
+                return made
+            }()
+            lastEntry = entry
             return entry
         }
     }
@@ -52,6 +61,9 @@ final class ConnectionPool: Sendable {
     let tlsSessions: TLSSessionCache?
     private let configuration: HTTPClientConfiguration
     private let state = Mutex(State())
+    /// `State.isShutDown`, readable without the lock (every request asks, twice): set inside
+    /// the lock, so whatever then takes the lock sees the shutdown as well.
+    private let shutDownFlag = Atomic<Bool>(false)
     private let contexts = Mutex<[TLSConfiguration: TLSContext]>([:])
     /// Where TLS contexts are built: never on a loop (see ``buildTLSContext(for:on:_:)``).
     private let contextQueue = DispatchQueue(label: "courier.tls-context")
@@ -109,7 +121,7 @@ final class ConnectionPool: Sendable {
     /// Only a queued execution enters the waiter table: one leased at once, or refused at once,
     /// is handed to `run` directly (`acquiring`).
     func acquire(_ execution: HTTPRequestExecution, key: PoolKey, timeouts: HTTPClientTimeouts) {
-        let (entry, actions) = state.withLock { state -> (Entry, [ConnectionPoolStateMachine<Int>.Action]) in
+        let (entry, actions) = state.withLock { state -> (Entry, ConnectionPoolStateMachine<Int>.Actions) in
             let entry = state.entry(for: key, configuration: machineConfiguration())
             if state.isShutDown { return (entry, [.failWaiter(execution.id, ClientError(.poolShutdown))]) }
             // A cancel that came between the execution marking itself waiting and this lock found
@@ -124,7 +136,7 @@ final class ConnectionPool: Sendable {
 
     /// The execution gave up waiting (cancelled or timed out).
     func removeWaiter(_ execution: HTTPRequestExecution, key: PoolKey, timedOut: Bool) {
-        let found = state.withLock { state -> (Entry, [ConnectionPoolStateMachine<Int>.Action])? in
+        let found = state.withLock { state -> (Entry, ConnectionPoolStateMachine<Int>.Actions)? in
             guard let entry = state.entries[key] else { return nil }
             return (entry, timedOut ? entry.machine.waiterTimedOut(execution.id) : entry.machine.waiterCancelled(execution.id))
         }
@@ -163,10 +175,10 @@ final class ConnectionPool: Sendable {
     /// for is this connection's.
     private func input(
         _ connection: HTTP1Connection, forget: Bool = false, releasing: Bool = false,
-        _ body: (inout ConnectionPoolStateMachine<Int>) -> [ConnectionPoolStateMachine<Int>.Action]
+        _ body: (inout ConnectionPoolStateMachine<Int>) -> ConnectionPoolStateMachine<Int>.Actions
     ) {
         let entry = connection.poolEntry
-        let actions = state.withLock { _ -> [ConnectionPoolStateMachine<Int>.Action]? in
+        let actions = state.withLock { _ -> ConnectionPoolStateMachine<Int>.Actions? in
             guard entry.connections[connection.id] != nil else { return nil }
             if forget { entry.connections[connection.id] = nil }
             return body(&entry.machine)
@@ -180,10 +192,11 @@ final class ConnectionPool: Sendable {
     /// leased connection has been released.
     func shutdown(_ done: @escaping @Sendable () -> Void) {
         shutdownDone.withLock { $0.append(done) }
-        let batches = state.withLock { state -> [(Entry, [ConnectionPoolStateMachine<Int>.Action])] in
+        let batches = state.withLock { state -> [(Entry, ConnectionPoolStateMachine<Int>.Actions)] in
             // A second call only waits for the first one's pending keys.
             guard !state.isShutDown else { return [] }
             state.isShutDown = true
+            shutDownFlag.store(true, ordering: .releasing)
             state.shutdownPending = Set(state.entries.keys)
             return state.entries.values.map { entry in (entry, entry.machine.shutdown()) }
         }
@@ -210,7 +223,7 @@ final class ConnectionPool: Sendable {
     /// unless queued); `releasing`: the connection whose release produced them. Both save a
     /// table lookup per request.
     private func run(
-        _ actions: [ConnectionPoolStateMachine<Int>.Action], entry: Entry, timeouts: HTTPClientTimeouts,
+        _ actions: ConnectionPoolStateMachine<Int>.Actions, entry: Entry, timeouts: HTTPClientTimeouts,
         acquiring: HTTPRequestExecution? = nil, releasing: HTTP1Connection? = nil
     ) {
         /// The waiter's execution, out of the table (or the acquiring one, never put in it).
@@ -272,7 +285,7 @@ final class ConnectionPool: Sendable {
     }
 
     /// Whether `shutdown` has begun.
-    var isShutDown: Bool { state.withLock { $0.isShutDown } }
+    var isShutDown: Bool { shutDownFlag.load(ordering: .acquiring) }
 
     /// For tests: open connections per key.
     func openConnectionCount() -> Int {

@@ -44,7 +44,7 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
         }
     }
 
-    /// One thing for the driver to do. Inputs return them as a list, to run in order.
+    /// One thing for the driver to do. Inputs return them as ``Actions``, to run in order.
     public enum Action: Equatable, Sendable {
         /// Open a new connection with this id, then report ``connectionEstablished(_:)`` or
         /// ``connectionFailedToConnect(_:error:)``.
@@ -65,6 +65,10 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
         /// Shutdown finished: no connection is left.
         case shutdownComplete
     }
+
+    /// What one input asks for, in order: up to two actions inline, so the per-request inputs
+    /// (a lease, a release) allocate nothing.
+    public typealias Actions = ActionList<Action>
 
     private enum ConnectionState: Hashable, Sendable {
         case connecting
@@ -112,7 +116,7 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     // MARK: - Inputs
 
     /// A request wants a connection.
-    public mutating func requestConnection(waiter: WaiterID) -> [Action] {
+    public mutating func requestConnection(waiter: WaiterID) -> Actions {
         if shuttingDown { return [.failWaiter(waiter, ClientError(.poolShutdown))] }
         precondition(!waiters.contains(waiter), "waiter \(waiter) is already queued")
         if let id = idleStack.popLast() {
@@ -120,13 +124,13 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
             return [.cancelIdleTimer(id), lease(id, at: connections.index(forKey: id)!, to: waiter)]
         }
         waiters.append(waiter)
-        var actions: [Action] = [.enqueue(waiter)]
+        var actions: Actions = [.enqueue(waiter)]
         createConnectionsIfNeeded(&actions)
         return actions
     }
 
     /// A connection attempt succeeded: lease it to the oldest waiter, or park it.
-    public mutating func connectionEstablished(_ id: ConnectionID) -> [Action] {
+    public mutating func connectionEstablished(_ id: ConnectionID) -> Actions {
         guard let index = connections.index(forKey: id), connections.values[index].state == .connecting else {
             // Forgotten (shutdown aborted it): it must not stay open.
             return [.closeConnection(id)]
@@ -140,11 +144,11 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
 
     /// A connection attempt failed. See the type's policy notes: no new attempt is started; the
     /// waiters fail with `error` only when no other connection can serve them.
-    public mutating func connectionFailedToConnect(_ id: ConnectionID, error: ClientError) -> [Action] {
+    public mutating func connectionFailedToConnect(_ id: ConnectionID, error: ClientError) -> Actions {
         guard let connection = connections[id], connection.state == .connecting else { return [] }
         connections[id] = nil
         connectingCount -= 1
-        var actions: [Action] = []
+        var actions: Actions = []
         if connectingCount + leasedConnectionCount == 0 {
             // Nothing connecting or leased: nobody will ever serve the waiters (no idle connection
             // can exist while waiters wait).
@@ -158,7 +162,7 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     /// (``HTTP1ConnectionStateMachine/isReusable``). The connection goes to the oldest waiter, is
     /// parked idle, or is closed when not reusable or out of uses (then a replacement is started
     /// if waiters need one).
-    public mutating func connectionReleased(_ id: ConnectionID, reusable: Bool) -> [Action] {
+    public mutating func connectionReleased(_ id: ConnectionID, reusable: Bool) -> Actions {
         // One table lookup for the whole release (this runs once per request).
         guard let index = connections.index(forKey: id), connections.values[index].state == .leased else {
             preconditionFailure("release of connection \(id), which is not leased")
@@ -166,7 +170,7 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
         let outOfUses = configuration.maximumUses.map { connections.values[index].uses >= $0 } ?? false
         if shuttingDown || !reusable || outOfUses {
             connections.remove(at: index)
-            var actions: [Action] = [.closeConnection(id)]
+            var actions: Actions = [.closeConnection(id)]
             createConnectionsIfNeeded(&actions)
             reportShutdownIfDone(&actions)
             return actions
@@ -180,7 +184,7 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     /// The driver saw a connection close on its own: an idle connection closed by the server
     /// (stale), or a leased one that died. No waiter is failed; a replacement is started if
     /// waiters need one. Unknown ids (already closed by the pool) are ignored.
-    public mutating func connectionClosed(_ id: ConnectionID) -> [Action] {
+    public mutating func connectionClosed(_ id: ConnectionID) -> Actions {
         guard let connection = connections[id] else { return [] }
         switch connection.state {
         case .connecting:
@@ -188,12 +192,12 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
         case .idle:
             connections[id] = nil
             idleStack.removeAll { $0 == id }
-            var actions: [Action] = [.cancelIdleTimer(id)]
+            var actions: Actions = [.cancelIdleTimer(id)]
             reportShutdownIfDone(&actions)
             return actions
         case .leased:
             connections[id] = nil
-            var actions: [Action] = []
+            var actions: Actions = []
             createConnectionsIfNeeded(&actions)
             reportShutdownIfDone(&actions)
             return actions
@@ -201,7 +205,7 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     }
 
     /// An idle timer fired: close the connection if it is still idle (a lease may have won the race).
-    public mutating func idleTimerFired(_ id: ConnectionID) -> [Action] {
+    public mutating func idleTimerFired(_ id: ConnectionID) -> Actions {
         guard connections[id]?.state == .idle else { return [] }
         connections[id] = nil
         idleStack.removeAll { $0 == id }
@@ -210,13 +214,13 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
 
     /// A waiter's request was cancelled: it leaves the queue (`.failWaiter(.cancelled)`).
     /// Connections are unaffected. Returns nothing if it was not queued (already leased).
-    public mutating func waiterCancelled(_ waiter: WaiterID) -> [Action] {
+    public mutating func waiterCancelled(_ waiter: WaiterID) -> Actions {
         guard waiters.remove(waiter) else { return [] }
         return [.failWaiter(waiter, ClientError(.cancelled))]
     }
 
     /// A waiter waited too long for a connection: it leaves the queue (`.failWaiter(.poolTimeout)`).
-    public mutating func waiterTimedOut(_ waiter: WaiterID) -> [Action] {
+    public mutating func waiterTimedOut(_ waiter: WaiterID) -> Actions {
         guard waiters.remove(waiter) else { return [] }
         return [.failWaiter(waiter, ClientError(.poolTimeout))]
     }
@@ -224,10 +228,10 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     /// Closes idle connections, aborts connection attempts, fails every waiter, and reports
     /// ``Action/shutdownComplete`` once the last leased connection is released or closed
     /// (immediately if none is leased). Requests after this fail with `.poolShutdown`.
-    public mutating func shutdown() -> [Action] {
+    public mutating func shutdown() -> Actions {
         guard !shuttingDown else { return [] }
         shuttingDown = true
-        var actions: [Action] = []
+        var actions: Actions = []
         while let waiter = waiters.popFirst() { actions.append(.failWaiter(waiter, ClientError(.poolShutdown))) }
         for id in idleStack.reversed() {
             actions.append(.cancelIdleTimer(id))
@@ -261,7 +265,7 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     }
 
     /// Starts connections for waiters that have none coming, within the limit.
-    private mutating func createConnectionsIfNeeded(_ actions: inout [Action]) {
+    private mutating func createConnectionsIfNeeded(_ actions: inout Actions) {
         guard !shuttingDown else { return }
         while connectingCount < waiters.count && connections.count < configuration.maximumConnections {
             let id = nextConnectionID
@@ -272,7 +276,7 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
         }
     }
 
-    private mutating func reportShutdownIfDone(_ actions: inout [Action]) {
+    private mutating func reportShutdownIfDone(_ actions: inout Actions) {
         if shuttingDown && !shutdownReported && connections.isEmpty {
             shutdownReported = true
             actions.append(.shutdownComplete)

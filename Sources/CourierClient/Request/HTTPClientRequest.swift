@@ -45,51 +45,53 @@ public struct HTTPClientRequest: Sendable {
 
     /// The box to mutate: this request's own (`_modify` yields its member in place, so a
     /// mutation such as `request.headers.append(…)` copies nothing when the box is not shared).
+    /// Reads yield the member in place too (`_read`): `request.url.scheme` copies one field,
+    /// not the whole URL with its strings.
     private mutating func uniqueStorage() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
         return storage
     }
 
     public var method: HTTPMethod {
-        get { storage.method }
+        _read { yield storage.method }
         _modify { yield &uniqueStorage().method }
     }
     /// The URL. User information in it (`http://user:pass@host/`) is sent as Basic credentials
     /// (RFC 7617) unless ``headers`` has an Authorization field, to this URL's origin only: a
     /// redirect to another origin leaves it behind.
     public var url: HTTPURL {
-        get { storage.url }
+        _read { yield storage.url }
         _modify { yield &uniqueStorage().url }
     }
     /// Header fields as given. `Host` is derived from ``url`` when absent (RFC 9112 §3.2);
     /// `Content-Length`/`Transfer-Encoding` come from ``body`` (RFC 9112 §6) and must not be set.
     public var headers: HTTPFields {
-        get { storage.headers }
+        _read { yield storage.headers }
         _modify { yield &uniqueStorage().headers }
     }
     public var body: HTTPClientRequestBody? {
-        get { storage.body }
+        _read { yield storage.body }
         _modify { yield &uniqueStorage().body }
     }
     /// Overrides of the client's timeouts for this request only.
     public var timeouts: HTTPClientTimeouts? {
-        get { storage.timeouts }
+        _read { yield storage.timeouts }
         _modify { yield &uniqueStorage().timeouts }
     }
     /// Send `Expect: 100-continue` and hold the body until the server agrees (RFC 9110 §10.1.1).
     public var expectContinue: Bool {
-        get { storage.expectContinue }
+        _read { yield storage.expectContinue }
         _modify { yield &uniqueStorage().expectContinue }
     }
     /// Overrides the client's redirect configuration for this request only.
     public var redirects: RedirectConfiguration? {
-        get { storage.redirects }
+        _read { yield storage.redirects }
         _modify { yield &uniqueStorage().redirects }
     }
     /// Overrides the client's redirect handler (``HTTPClientConfiguration/redirectHandler``) for
     /// this request only: asked about each redirect ``redirects`` would follow (RFC 9110 §15.4).
     public var redirectHandler: HTTPClientRedirectHandler? {
-        get { storage.redirectHandler }
+        _read { yield storage.redirectHandler }
         _modify { yield &uniqueStorage().redirectHandler }
     }
     /// Overrides the client's TLS configuration (``HTTPClientConfiguration/tls``) for this
@@ -100,7 +102,7 @@ public struct HTTPClientRequest: Sendable {
     /// per origin (a per-host pinning policy) follows redirects itself or refuses cross-origin
     /// ones. The trust evaluator (``serverTrustEvaluator``, else the client's) still runs.
     public var tls: TLSConfiguration? {
-        get { storage.tls }
+        _read { yield storage.tls }
         _modify { yield &uniqueStorage().tls }
     }
     /// Judges the server of every `https` connection this request uses, in place of the
@@ -110,7 +112,7 @@ public struct HTTPClientRequest: Sendable {
     /// identity, so a connection judged by one evaluator is never handed to a request that names
     /// another (or none). Like ``tls`` it applies to every `https` hop of the redirect chain.
     public var serverTrustEvaluator: SharedServerTrustEvaluator? {
-        get { storage.serverTrustEvaluator }
+        _read { yield storage.serverTrustEvaluator }
         _modify { yield &uniqueStorage().serverTrustEvaluator }
     }
 

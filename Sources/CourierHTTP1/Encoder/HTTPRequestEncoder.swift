@@ -112,12 +112,12 @@ public enum HTTPRequestEncoder {
                 throw fail(s)
             }
         case .absolute(let s):
-            guard method != .CONNECT, s.utf8.allSatisfy(isValidTargetByte), isValidAbsoluteForm(Array(s.utf8)) else {
+            guard method != .CONNECT, s.utf8.allSatisfy(isValidTargetByte), isValidAbsoluteForm(s) else {
                 // User information is refused without being repeated: it may be a password.
                 throw fail(s.utf8.contains(UInt8(ascii: "@")) ? "an absolute-form target with \"@\" (not shown)" : s)
             }
         case .authority(let host, let port):
-            guard method == .CONNECT, (1...65535).contains(port), URIGrammar.isHost(Array(host.utf8)[...]) else {
+            guard method == .CONNECT, (1...65535).contains(port), withUTF8(host, { URIGrammar.isHost($0[...]) }) else {
                 throw fail("\(host):\(port)")
             }
         case .asterisk:
@@ -129,7 +129,11 @@ public enum HTTPRequestEncoder {
     /// the request line needs: the scheme by its grammar (§3.1), and an authority, when there
     /// is one, as `uri-host [":" port]` without user information, which a sender must not put
     /// in a target URI (RFC 9110 §4.2.4).
-    static func isValidAbsoluteForm(_ bytes: [UInt8]) -> Bool {
+    static func isValidAbsoluteForm(_ target: String) -> Bool {
+        withUTF8(target) { bytes in isValidAbsoluteForm(bytes) }
+    }
+
+    private static func isValidAbsoluteForm(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), URIGrammar.isScheme(bytes[..<colon]) else {
             return false
         }
@@ -142,7 +146,13 @@ public enum HTTPRequestEncoder {
     /// `uri-host [ ":" port ]` (RFC 3986 §3.2.2, §3.2.3): an IP-literal in balanced brackets, an
     /// IPv4 address or a reg-name whose every `%` starts a pct-encoded triplet.
     static func isValidHost(_ host: String) -> Bool {
-        URIGrammar.isHostAndPort(Array(host.utf8)[...])
+        withUTF8(host) { URIGrammar.isHostAndPort($0[...]) }
+    }
+
+    /// `body` over `string`'s UTF-8 bytes in place (a native string's own storage: no copy).
+    private static func withUTF8<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var string = string
+        return string.withUTF8(body)
     }
 
     /// Which framing fields the encoder must add, after checking the caller's own ones agree.

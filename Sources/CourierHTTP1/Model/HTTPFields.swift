@@ -218,7 +218,35 @@ public struct HTTPFields: Hashable, Sendable, RandomAccessCollection, Expressibl
     }
 }
 
+extension HTTPFields {
+    /// Whether both lists hold fields with the same bytes, in the same order: what decides that
+    /// the encoder would write them alike. `==` compares text, and Swift's string equality
+    /// calls canonically equivalent strings (a precomposed and a decomposed "é") equal. A list
+    /// still in a received head's form is not compared (false).
+    package func hasSameBytes(as other: HTTPFields) -> Bool {
+        guard parsed == nil, other.parsed == nil, storage.count == other.storage.count else { return false }
+        // The same array storage holds the same fields (the same request sent again).
+        let shared = storage.withUnsafeBufferPointer { mine in
+            other.storage.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress }
+        }
+        if shared { return true }
+        for index in storage.indices {
+            let mine = storage[index], theirs = other.storage[index]
+            guard mine.valueIsLatin1 == theirs.valueIsLatin1, mine.name.hasSameUTF8(as: theirs.name),
+                mine.value.hasSameUTF8(as: theirs.value)
+            else { return false }
+        }
+        return true
+    }
+}
+
 extension String {
+    /// Byte-for-byte comparison of the UTF-8 (`==` compares canonical equivalence).
+    package func hasSameUTF8(as other: String) -> Bool {
+        var mine = self, theirs = other
+        return mine.withUTF8 { a in theirs.withUTF8 { b in bytesEqual(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) } }
+    }
+
     /// ASCII case-insensitive comparison, for field names and tokens. Compares the two UTF-8
     /// buffers directly (every header lookup runs this once per field; stepping two `UTF8View`
     /// iterators costs about a hundred instructions a byte).

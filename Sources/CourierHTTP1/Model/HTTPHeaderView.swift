@@ -198,10 +198,21 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
     /// (``HTTPField/valueBytes``). The list holds a copy of the head's bytes, so it pins no
     /// read buffer, and builds strings only for the fields read.
     public func owned() -> HTTPFields {
+        var storage = ByteBuffer()
+        return owned(reusing: &storage)
+    }
+
+    /// ``owned()``, copying into `storage`'s memory when nothing else holds it any more: a
+    /// connection passes the buffer of its previous response's head, which the consumer has
+    /// usually let go of by the next response, so that head costs no allocation. A buffer still
+    /// held elsewhere (a head the consumer kept) is left alone: writing copies on write, as into
+    /// any shared ``ByteBuffer``. On return `storage` shares the copy.
+    package func owned(reusing storage: inout ByteBuffer) -> HTTPFields {
         guard let block = storedBlock, !spans.isEmpty else { return HTTPFields() }
-        var copy = ByteBuffer(capacity: block.readableBytes)
-        block.withUnsafeReadableBytes { copy.writeBytes($0) }
-        return HTTPFields(parsed: HTTPHeaderView(block: copy, spans: spans))
+        storage.clear()
+        storage.reserveWritable(block.readableBytes)
+        block.withUnsafeReadableBytes { storage.writeBytes($0) }
+        return HTTPFields(parsed: HTTPHeaderView(block: storage, spans: spans))
     }
 
     /// Field `position` as an owned ``HTTPField``: the value decoded by ``FieldText``, the

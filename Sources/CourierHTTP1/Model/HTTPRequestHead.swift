@@ -27,6 +27,26 @@ public struct HTTPRequestHead: Hashable, Sendable {
     }
 }
 
+extension HTTPRequestHead {
+    /// Whether ``HTTPRequestEncoder`` would write both heads as the same bytes: the same method,
+    /// target and version, and fields with the same bytes in the same order
+    /// (``HTTPFields/hasSameBytes(as:)``; `==` compares text).
+    package func hasSameBytes(as other: HTTPRequestHead) -> Bool {
+        guard version == other.version, method.rawValue.hasSameUTF8(as: other.method.rawValue) else { return false }
+        switch (target, other.target) {
+        case (.origin(let mine), .origin(let theirs)), (.absolute(let mine), .absolute(let theirs)):
+            guard mine.hasSameUTF8(as: theirs) else { return false }
+        case (.authority(let mine, let myPort), .authority(let theirs, let theirPort)):
+            guard myPort == theirPort, mine.hasSameUTF8(as: theirs) else { return false }
+        case (.asterisk, .asterisk):
+            break
+        default:
+            return false
+        }
+        return headers.hasSameBytes(as: other.headers)
+    }
+}
+
 /// How a request body will be delimited on the wire.
 public enum RequestBodyFraming: Hashable, Sendable {
     /// No body, and no Content-Length (GET, HEAD, DELETE without a body).

@@ -4,6 +4,10 @@
 /// `CourierClient`'s URL parser does more (it also normalises); this is only what a head needs.
 /// The byte classes are `package`: the URL parser uses these, so each rule is written once.
 package enum URIGrammar {
+    /// The bytes a rule reads: a view of a string's UTF-8 storage (`String.withUTF8`), so checking
+    /// a request's host or target copies nothing.
+    typealias URIBytes = Slice<UnsafeBufferPointer<UInt8>>
+
     /// `unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"` (§2.3).
     package static func isUnreserved(_ b: UInt8) -> Bool {
         let letter = ByteClass.lower(b) &- UInt8(ascii: "a") < 26
@@ -40,7 +44,7 @@ package enum URIGrammar {
 
     /// `reg-name = *( unreserved / pct-encoded / sub-delims )`, `pct-encoded = "%" HEXDIG HEXDIG`
     /// (§3.2.2, §2.1). An IPv4address (§3.2.2) is a reg-name too, so it needs no rule of its own.
-    static func isRegName(_ s: ArraySlice<UInt8>) -> Bool {
+    static func isRegName(_ s: URIBytes) -> Bool {
         var i = s.startIndex
         while i < s.endIndex {
             if s[i] == UInt8(ascii: "%") {
@@ -57,7 +61,7 @@ package enum URIGrammar {
 
     /// `uri-host = IP-literal / IPv4address / reg-name`, not empty (an HTTP request always names
     /// its host, RFC 9110 §4.2.1), where `IP-literal = "[" ( IPv6address / IPvFuture ) "]"`.
-    static func isHost(_ s: ArraySlice<UInt8>) -> Bool {
+    static func isHost(_ s: URIBytes) -> Bool {
         guard let first = s.first else { return false }
         if first == UInt8(ascii: "[") {
             guard s.count >= 2, s.last == UInt8(ascii: "]") else { return false }
@@ -69,7 +73,7 @@ package enum URIGrammar {
 
     /// `uri-host [ ":" port ]` with `port = *DIGIT` (§3.2.2, §3.2.3): the `Host` field value of
     /// RFC 9110 §7.2.
-    static func isHostAndPort(_ s: ArraySlice<UInt8>) -> Bool {
+    static func isHostAndPort(_ s: URIBytes) -> Bool {
         // The port starts after the last ":" that is not inside an IP-literal's brackets.
         let close = s.lastIndex(of: UInt8(ascii: "]")) ?? s.startIndex
         guard let colon = s[close...].lastIndex(of: UInt8(ascii: ":")) else { return isHost(s) }
@@ -77,7 +81,7 @@ package enum URIGrammar {
     }
 
     /// `IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )` (§3.2.2).
-    static func isIPvFuture(_ s: ArraySlice<UInt8>) -> Bool {
+    static func isIPvFuture(_ s: URIBytes) -> Bool {
         guard s.first.map(ByteClass.lower) == UInt8(ascii: "v"), let dot = s.firstIndex(of: UInt8(ascii: ".")) else {
             return false
         }
@@ -91,7 +95,7 @@ package enum URIGrammar {
     /// be an IPv4address (`ls32`), with at most one `::` standing for one or more zero pieces.
     /// The nine alternatives of the ABNF come down to: without `::` exactly 8 pieces, with it at
     /// most 7, an IPv4address only at the end.
-    static func isIPv6Address(_ s: ArraySlice<UInt8>) -> Bool {
+    static func isIPv6Address(_ s: URIBytes) -> Bool {
         let colon = UInt8(ascii: ":")
         var pieces = 0
         var sawDoubleColon = false
@@ -130,7 +134,7 @@ package enum URIGrammar {
 
     /// `IPv4address = dec-octet "." dec-octet "." dec-octet "." dec-octet`, where a dec-octet is
     /// 0–255 without leading zeros (§3.2.2).
-    static func isIPv4Address(_ s: ArraySlice<UInt8>) -> Bool {
+    static func isIPv4Address(_ s: URIBytes) -> Bool {
         let octets = s.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         return octets.count == 4 && octets.allSatisfy { octet in
             guard (1...3).contains(octet.count), octet.allSatisfy(isDigit) else { return false }

@@ -125,7 +125,7 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
 
     /// Runs `task.runOnEventLoop()` on the loop thread, after what is already queued, as
     /// ``execute(_:)`` does for a closure, without allocating.
-    public func execute(task: any EventLoopTask) {
+    package func execute(task: any EventLoopTask) {
         enqueue(.task(task))
     }
 

@@ -1,4 +1,5 @@
 @testable import Courier
+import CourierCore
 import Testing
 
 /// The machine's inline action list keeps every action, in order, past its two inline slots.

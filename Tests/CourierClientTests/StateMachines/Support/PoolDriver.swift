@@ -28,24 +28,24 @@ struct PoolDriver {
     var open: Int { connecting.count + idle.count + leased.count }
 
     @discardableResult
-    mutating func request() -> (waiter: Int, actions: [Pool.Action]) {
+    mutating func request() -> (waiter: Int, actions: Pool.Actions) {
         let w = nextWaiter
         nextWaiter += 1
         return (w, apply(pool.requestConnection(waiter: w)))
     }
 
-    @discardableResult mutating func establish(_ c: Int) -> [Pool.Action] { apply(pool.connectionEstablished(c)) }
-    @discardableResult mutating func failConnect(_ c: Int) -> [Pool.Action] {
+    @discardableResult mutating func establish(_ c: Int) -> Pool.Actions { apply(pool.connectionEstablished(c)) }
+    @discardableResult mutating func failConnect(_ c: Int) -> Pool.Actions {
         connecting.remove(c)
         return apply(pool.connectionFailedToConnect(c, error: ClientError(.connectionFailed, detail: "refused")))
     }
-    @discardableResult mutating func release(_ c: Int, reusable: Bool = true) -> [Pool.Action] {
+    @discardableResult mutating func release(_ c: Int, reusable: Bool = true) -> Pool.Actions {
         leased[c] = nil
         return apply(pool.connectionReleased(c, reusable: reusable))
     }
 
     /// The driver saw the connection close on its own.
-    @discardableResult mutating func closedByPeer(_ c: Int) -> [Pool.Action] {
+    @discardableResult mutating func closedByPeer(_ c: Int) -> Pool.Actions {
         connecting.remove(c)
         leased[c] = nil
         idle.removeAll { $0 == c }
@@ -53,7 +53,7 @@ struct PoolDriver {
     }
 
     @discardableResult
-    mutating func apply(_ actions: [Pool.Action], sourceLocation: SourceLocation = #_sourceLocation) -> [Pool.Action] {
+    mutating func apply(_ actions: Pool.Actions, sourceLocation: SourceLocation = #_sourceLocation) -> Pool.Actions {
         for action in actions {
             switch action {
             case .createConnection(let c):
