@@ -3,7 +3,8 @@ import Courier
 /// One connection's worth of load: a single request in flight at a time, the next one started
 /// from the previous one's last delegate call (or from a timer at a constant rate), on the event
 /// loop, so the loop thread never hands off between requests. The worker is its own delegate and
-/// is handed to `execute` again for every request: nothing is allocated here per request.
+/// is handed to `execute` again for every request, and each request runs in the execution of the
+/// request before last (`execute(_:delegate:reusing:)`): nothing is allocated per request.
 final class BenchWorker: HTTPClientResponseDelegate, @unchecked Sendable {
     // @unchecked: the client calls a delegate one call at a time (docs of
     // HTTPClientResponseDelegate), and the timer that starts the next request is armed only
@@ -15,6 +16,10 @@ final class BenchWorker: HTTPClientResponseDelegate, @unchecked Sendable {
     @exclusivity(unchecked) private var remaining: Int
     @exclusivity(unchecked) private var status = 0
     @exclusivity(unchecked) private var fire: (() -> Void)?
+    /// The execution of the request in flight, and of the one before it: the next request runs
+    /// in the latter (the former is still on the stack while its `didFinish` runs).
+    @exclusivity(unchecked) private var current: HTTPRequestExecution?
+    @exclusivity(unchecked) private var spare: HTTPRequestExecution?
 
     init(run: BenchRun, schedule: RequestSchedule, requests: Int) {
         self.run = run
@@ -39,11 +44,16 @@ final class BenchWorker: HTTPClientResponseDelegate, @unchecked Sendable {
     private func send() {
         remaining -= 1
         status = 0
-        run.client.execute(run.request, delegate: self)
+        let next = run.client.execute(run.request, delegate: self, reusing: &spare)
+        spare = current
+        current = next
     }
 
     private func finish() {
         fire = nil
+        // They hold this worker as their delegate.
+        current = nil
+        spare = nil
         run.workerFinished()
     }
 

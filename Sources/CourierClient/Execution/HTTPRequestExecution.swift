@@ -46,7 +46,9 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
 
     private static let ids = Atomic<Int>(0)
 
-    let id: Int
+    /// Made anew for every request the object carries (``reuse(for:request:delegate:homeLoop:)``):
+    /// the pool knows waiters by it.
+    @exclusivity(unchecked) private(set) var id: Int
     /// Strong: a request in flight keeps its client (and pool) alive until it ends.
     private let client: HTTPClient
     let shared = Mutex(Shared())
@@ -54,23 +56,26 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     /// under the lock sees it too. The early checks on the request's own path (several per
     /// request) read this instead of taking the lock.
     private let cancelledFlag = Atomic<Bool>(false)
-    private let homeLoop: EventLoop
+    @exclusivity(unchecked) private var homeLoop: EventLoop
     /// True while the start job runs ``acquire()``; touched on `homeLoop` only.
     @exclusivity(unchecked) private var acquiringInStartJob = false
 
     // One thread at a time (see the type's comment). Internal rather than private only where
     // the redirect extension (`HTTPRequestExecution+Redirects.swift`) needs them.
     //
+    // Every member below is per request: a member added here is also set back in
+    // `reuse(for:request:delegate:homeLoop:)`.
+    //
     // `@exclusivity(unchecked)`, as on `HTTP1Connection`: the run-time check of every access
     // cost about 700 instructions per request, and no member is passed `inout` to code that
     // reaches back into the execution (the hold, the decoder and the metrics are values whose
     // methods call nothing outside them).
     @exclusivity(unchecked) var request: HTTPClientRequest
-    let delegate: any HTTPClientResponseDelegate
-    let deadline: Deadline?
-    private let timeouts: HTTPClientTimeouts
-    let redirects: RedirectConfiguration
-    let redirectHandler: HTTPClientRedirectHandler?
+    @exclusivity(unchecked) private(set) var delegate: any HTTPClientResponseDelegate
+    @exclusivity(unchecked) private(set) var deadline: Deadline?
+    @exclusivity(unchecked) private var timeouts: HTTPClientTimeouts
+    @exclusivity(unchecked) private(set) var redirects: RedirectConfiguration
+    @exclusivity(unchecked) private(set) var redirectHandler: HTTPClientRedirectHandler?
     @exclusivity(unchecked) var history: [RedirectVisit] = []
     /// What becomes of the current response's body while a redirect is decided or followed.
     @exclusivity(unchecked) var hold = RedirectHold<HTTPClientRequest>()
@@ -103,13 +108,72 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         self.request = request
         self.delegate = delegate
         self.homeLoop = homeLoop
-        let timeouts = request.timeouts ?? client.configuration.timeouts
-        self.timeouts = timeouts
-        self.redirects = request.redirects ?? client.configuration.redirects
-        self.redirectHandler = request.redirectHandler ?? client.configuration.redirectHandler
-        let now = Deadline.now()
-        self.deadline = timeouts.total.map { now + $0 }
-        self.metrics = HTTPClientMetrics(fetchStart: now)
+        let settings = Settings(client: client, request: request)
+        self.timeouts = settings.timeouts
+        self.redirects = settings.redirects
+        self.redirectHandler = settings.redirectHandler
+        self.deadline = settings.deadline
+        self.metrics = HTTPClientMetrics(fetchStart: settings.now)
+    }
+
+    /// What a request takes from the client's configuration unless it overrides it.
+    private struct Settings {
+        let timeouts: HTTPClientTimeouts
+        let redirects: RedirectConfiguration
+        let redirectHandler: HTTPClientRedirectHandler?
+        let now: Deadline
+        let deadline: Deadline?
+
+        init(client: HTTPClient, request: HTTPClientRequest) {
+            timeouts = request.timeouts ?? client.configuration.timeouts
+            redirects = request.redirects ?? client.configuration.redirects
+            redirectHandler = request.redirectHandler ?? client.configuration.redirectHandler
+            now = Deadline.now()
+            deadline = timeouts.total.map { [now] in now + $0 }
+        }
+    }
+
+    // MARK: Reuse
+
+    /// Whether `client` may run its next request in this object: it has ended, for `client`.
+    /// The caller has checked that nothing else refers to it (`isKnownUniquelyReferenced`),
+    /// so no connection, pool, timer or queued job can reach it any more.
+    func isReusable(by client: HTTPClient) -> Bool {
+        ended && self.client === client
+    }
+
+    /// Makes this ended execution the execution of `request`, as `init` would have made it.
+    /// Called only on an object nothing else refers to (``isReusable(by:)``).
+    func reuse(request: HTTPClientRequest, delegate: any HTTPClientResponseDelegate, homeLoop: EventLoop) {
+        id = Self.ids.add(1, ordering: .relaxed).newValue
+        shared.withLock { $0 = Shared() }
+        cancelledFlag.store(false, ordering: .relaxed)
+        self.homeLoop = homeLoop
+        acquiringInStartJob = false
+        self.request = request
+        self.delegate = delegate
+        let settings = Settings(client: client, request: request)
+        timeouts = settings.timeouts
+        redirects = settings.redirects
+        redirectHandler = settings.redirectHandler
+        deadline = settings.deadline
+        history = []
+        hold = RedirectHold()
+        redirectHead = nil
+        proposedRedirect = nil
+        reply = nil
+        attemptLoop = nil
+        decisionTimer = nil
+        decoder = nil
+        decoded.clear()
+        metrics = HTTPClientMetrics(fetchStart: settings.now)
+        retried = false
+        headSent = false
+        sentHead = nil
+        poolTimer = nil
+        ended = false
+        urlAuthorization = nil
+        bodyKind = .none
     }
 
     /// The idle read timeout for this request.

@@ -198,6 +198,8 @@ public struct HTTPHeaderView: RandomAccessCollection, Sendable, Hashable {
     /// (``HTTPField/valueBytes``). The list holds a copy of the head's bytes, so it pins no
     /// read buffer, and builds strings only for the fields read.
     public func owned() -> HTTPFields {
+        // Most trailer sections are empty: nothing to copy, no buffer to make.
+        guard storedBlock != nil, !spans.isEmpty else { return HTTPFields() }
         var storage = ByteBuffer()
         return owned(reusing: &storage)
     }
