@@ -336,26 +336,27 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         case .inFlight:
             break
         }
-        guard var request else { preconditionFailure("in flight without a request") }
-        if request.paused { return .wait(.stopReading) }
-        if buffer.readableBytes > 0 && !request.receivedResponseByte {
-            request.receivedResponseByte = true
-            self.request = request
+        // The request is read and changed in place (`request!`): a copy of it per event retained
+        // and released its fields for nothing.
+        guard request != nil else { preconditionFailure("in flight without a request") }
+        if request!.paused { return .wait(.stopReading) }
+        if buffer.readableBytes > 0 && !request!.receivedResponseByte {
+            request!.receivedResponseByte = true
         }
         while true {
             var event: HTTPResponseParserEvent
             do {
                 event = try parser.next(&buffer)
                 // Matched, not compared: `==` on the event enum compares whole heads.
-                if case .needMoreData = event, request.eof {
+                if case .needMoreData = event, request!.eof {
                     event = try parser.finish(&buffer)
                     if case .needMoreData = event {
                         // Closed between messages: no part of a response arrived.
-                        return fail(closedBeforeResponse(request, cause: nil))
+                        return fail(closedBeforeResponse(request!, cause: nil))
                     }
                 }
             } catch {
-                return fail(mapParseError(error, request))
+                return fail(mapParseError(error, request!))
             }
             switch event {
             case .needMoreData:
@@ -363,9 +364,8 @@ public struct HTTP1ConnectionStateMachine: Sendable {
             case .informational(let head):
                 // RFC 9110 §15.2: interim responses; 100 releases a held body (§10.1.1), others
                 // (103 Early Hints, 102) are skipped.
-                if head.status == 100, case .waitingForContinue = request.body {
-                    request.body = .sending(sent: 0)
-                    self.request = request
+                if head.status == 100, case .waitingForContinue = request!.body {
+                    request!.body = .sending(sent: 0)
                     return .sendRequestBody
                 }
                 continue
@@ -374,18 +374,17 @@ public struct HTTP1ConnectionStateMachine: Sendable {
                 return fail(ClientError(.unexpectedResponse, detail: "\(head.status) without an Upgrade request"))
             case .head(let head):
                 var stop = false
-                switch request.body {
+                switch request!.body {
                 case .waitingForContinue, .sending:
                     // RFC 9110 §10.1.1 / RFC 9112 §9.5: a final response before the body is sent ends
                     // the need for it; the connection cannot be reused (the server may not have
                     // read the body), so it closes after the response.
-                    request.body = .abandoned
+                    request!.body = .abandoned
                     stop = true
                 case .sent, .abandoned:
                     break
                 }
-                request.response = .body(keepAlive: head.isKeepAlive, tunnel: head.framing == .tunnel)
-                self.request = request
+                request!.response = .body(keepAlive: head.isKeepAlive, tunnel: head.framing == .tunnel)
                 let owned = HTTPClientResponseHead(head, reusing: &responseHeadBuffer)
                 // As for request heads: an idle connection keeps no more than a page.
                 if responseHeadBuffer.capacity > 4096 { responseHeadBuffer = ByteBuffer() }
@@ -393,7 +392,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
             case .body(let bytes):
                 return .forwardBody(bytes)
             case .end(let trailers):
-                return finishResponse(trailers: trailers.owned(), request: request, buffer: buffer)
+                return finishResponse(trailers: trailers.owned(), request: request!, buffer: buffer)
             }
         }
     }

@@ -243,6 +243,11 @@ extension HTTPFields {
 extension String {
     /// Byte-for-byte comparison of the UTF-8 (`==` compares canonical equivalence).
     package func hasSameUTF8(as other: String) -> Bool {
+        // In place when both are native (every string made here is): no copy, no retain.
+        let inPlace = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in bytesEqual(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) }
+        }
+        if case let same?? = inPlace { return same }
         var mine = self, theirs = other
         return mine.withUTF8 { a in theirs.withUTF8 { b in bytesEqual(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) } }
     }
