@@ -153,7 +153,11 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
             pool.connectionReleased(self, reusable: true)
             return
         }
-        establishment = ConnectionEstablishment(localAddress: establishment.localAddress, remoteAddress: establishment.remoteAddress, tlsInfo: establishment.tlsInfo)
+        // The connect and TLS times go to the first request only. Once the connection has carried
+        // a request, `attach` never reads them again (`reused`), so there is nothing to clear.
+        if machine.uses == 0 {
+            establishment = ConnectionEstablishment(localAddress: establishment.localAddress, remoteAddress: establishment.remoteAddress, tlsInfo: establishment.tlsInfo)
+        }
         self.execution = execution
         requestWritten = false
         responseFraming = nil
@@ -162,24 +166,31 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
         bytesReceivedAtStart = machine.responseBytesConsumed
         lastRead = .now()
         armRequestTimers(start.deadline)
-        let (kind, source): (HTTP1ConnectionStateMachine.RequestBodyKind, RequestBodySource?)
-        do {
-            // The wake-up is made only for a body that needs one (an `AsyncSequence`): a weak
-            // capture per request would give the connection a side table, and every retain and
-            // release of it would take the runtime's slow path from then on.
-            (kind, source) = try RequestBodySource.make(start.body) { [loop] in
-                { [weak self] in
-                    guard let connection = self else { return }
-                    loop.execute { connection.bodyWokenUp() }
+        let kind: HTTP1ConnectionStateMachine.RequestBodyKind
+        if case .none = start.body {
+            // Most requests: no source to make, and `bodySource` is nil already (`stopBody` ends
+            // every request).
+            kind = .none
+        } else {
+            let source: RequestBodySource?
+            do {
+                // The wake-up is made only for a body that needs one (an `AsyncSequence`): a weak
+                // capture per request would give the connection a side table, and every retain and
+                // release of it would take the runtime's slow path from then on.
+                (kind, source) = try RequestBodySource.make(start.body) { [loop] in
+                    { [weak self] in
+                        guard let connection = self else { return }
+                        loop.execute { connection.bodyWokenUp() }
+                    }
                 }
+            } catch {
+                finishExecution()
+                pool.connectionReleased(self, reusable: true)
+                execution.failed(error)
+                return
             }
-        } catch {
-            finishExecution()
-            pool.connectionReleased(self, reusable: true)
-            execution.failed(error)
-            return
+            bodySource = source
         }
-        bodySource = source
         execution.bodyKind = kind
         let action = machine.startRequest(head: start.head, host: start.host, body: kind, expectContinue: start.expectContinue, bodyReplayable: true)
         process(action)

@@ -157,8 +157,9 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         redirects = settings.redirects
         redirectHandler = settings.redirectHandler
         deadline = settings.deadline
-        history = []
-        hold = RedirectHold()
+        // A plain request leaves these as they were made: skipped then.
+        if !history.isEmpty { history = [] }
+        if !hold.isPassing { hold = RedirectHold() }
         redirectHead = nil
         proposedRedirect = nil
         reply = nil
@@ -504,7 +505,9 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     /// Hands the final response head to the delegate, with the body's decoding set up.
     func deliverHead(_ head: HTTPClientResponseHead) {
         let fields = head.headers.values(for: "Content-Encoding")
-        switch ContentDecodingPlan(contentEncoding: fields, decoding: client.configuration.decompression) {
+        // No field is the plan `.none`: most responses skip making one.
+        let plan = fields.isEmpty ? .none : ContentDecodingPlan(contentEncoding: fields, decoding: client.configuration.decompression)
+        switch plan {
         case .decode(let codings):
             decoder = ContentDecoder(codings: codings, limits: client.configuration.decompressionLimits)
         case .passThrough(let undecoded):

@@ -12,8 +12,6 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     /// plain request with the client's defaults), so comparing such keys compares the origin
     /// only. Comparing the TLS configuration copied it, about 2,000 instructions a lookup.
     private let route: Route?
-    /// The members' hash, computed once: the pool looks a key up twice per request.
-    private let hashCode: Int
 
     private final class Route: Hashable, Sendable {
         let tls: TLSConfiguration?
@@ -49,18 +47,18 @@ struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         let route = tls == nil && trustEvaluator == nil && proxy == nil
             ? nil : Route(tls: tls, trustEvaluator: trustEvaluator, proxy: proxy)
         self.route = route
-        var hasher = Hasher()
-        hasher.combine(origin)
-        hasher.combine(route)
-        hashCode = hasher.finalize()
     }
 
+    // Hashed only when the pool's table is searched: the pool compares a request's key with
+    // the last one it used first, so hashing every key when it is made (as this did) cost about
+    // 1,700 instructions a request for a hash rarely read.
     func hash(into hasher: inout Hasher) {
-        hasher.combine(hashCode)
+        hasher.combine(origin)
+        hasher.combine(route)
     }
 
     static func == (lhs: PoolKey, rhs: PoolKey) -> Bool {
-        lhs.hashCode == rhs.hashCode && lhs.origin == rhs.origin && lhs.route == rhs.route
+        lhs.origin == rhs.origin && lhs.route == rhs.route
     }
 
     var description: String {
