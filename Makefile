@@ -98,6 +98,8 @@ test-only:
 TSAN_FILTER := TSanMutexTests|CourierPosixTests|RedirectHandlerTests|PoolLimitTests|KeepAliveTests|CancellationTests|StaleRetryTests|BackpressureTests|TimeoutTests|FailureModeTests|DataTaskTests|SuspendTests|ManyTasksTests|TaskControlTests|SessionHookTests|ResumeDownloadTests|ProgressReportingTests|HTTPAsyncTests|SessionEventTests|RedirectAndAuthHookTests|AsyncCompletionRouteTests|AsyncTaskCallsTests|BytesForRequestTests|EventSourceTests|AuthenticationInterceptorTests|DigestAuthTests|InterceptorTests|EventMonitorOrderTests|MonitorKindsTests|HARRecorderTests
 # The SOCKS5 tunnel's setup path (the socks5 lookup's hop back to the loop, the handshake timer).
 TSAN_FILTER := $(TSAN_FILTER)|SOCKSIntegrationTests
+# An ended execution reused from another thread than the loop that ended it.
+TSAN_FILTER := $(TSAN_FILTER)|ExecutionReuseTests
 # The cookie jar's lock and the session's cookie glue.
 TSAN_FILTER := $(TSAN_FILTER)|CookieJarTests|CookieSessionTests
 # The TLS session cache: sessions stored from the loop, offered to new connections on any loop.
