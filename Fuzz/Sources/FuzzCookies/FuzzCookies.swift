@@ -45,7 +45,9 @@ func fuzzSetCookies(_ input: [UInt8], https: Bool, host: String) {
             if cookie.name.lowercased().hasPrefix("__host-") {
                 fuzzCheck(cookie.isSecure && cookie.isHostOnly && cookie.path == "/", "a bad __Host- cookie\n\(setup)")
             }
-            fuzzCheck(cookie.path.hasPrefix("/"), "a path without /\n\(setup)")
+            // Bytes: `hasPrefix` compares characters, and "/" followed by a combining mark is one
+            // character that is not "/" (FailCases/FuzzCookies/path-slash-then-combining-mark).
+            fuzzCheck(cookie.path.utf8.first == UInt8(ascii: "/"), "a path without /\n\(setup)")
         } catch {
             _ = error.reason
         }
@@ -58,7 +60,7 @@ func fuzzSetCookies(_ input: [UInt8], https: Bool, host: String) {
 func fuzzCookieFile(_ input: [UInt8]) {
     let first = NetscapeCookieFile.parse(input, now: fixedNow)
     for cookie in first.cookies {
-        fuzzCheck(cookie.path.hasPrefix("/") && !cookie.value.contains(";") && !cookie.domain.isEmpty, "a bad cookie read: \(cookie)")
+        fuzzCheck(cookie.path.utf8.first == UInt8(ascii: "/") && !cookie.value.utf8.contains(UInt8(ascii: ";")) && !cookie.domain.isEmpty, "a bad cookie read: \(cookie)")
     }
     let written = NetscapeCookieFile.serialize(first.cookies)
     let again = NetscapeCookieFile.parse(Array(written.utf8), now: fixedNow)

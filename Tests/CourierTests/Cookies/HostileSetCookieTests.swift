@@ -44,6 +44,23 @@ import Testing
         }
     }
 
+    /// `Fuzz/FailCases/FuzzCookies/path-slash-then-combining-mark`: `Path=/` followed by a
+    /// combining mark (U+073B) is a path that starts with "/" (RFC 6265bis §5.6.4 reads the first
+    /// octet), though `String.hasPrefix("/")` says no: "/" and the mark are one character. The
+    /// jar keeps the attribute's bytes; the fuzzer's check was the one comparing characters.
+    @Test func aPathStartingWithSlashThenACombiningMarkKeepsItsBytes() throws {
+        let jar = testJar()
+        let url = try HTTPURL("http://www.example.com/dir/page")
+        let cookie = try jar.store(setCookie: [0x34, 0x3B] + Array("Path=/".utf8) + [0xDC, 0xBB], for: url)
+        #expect(Array(cookie.path.utf8) == [0x2F, 0xDC, 0xBB])
+        #expect(!cookie.path.hasPrefix("/"), "the premise: as characters, the path does not start with /")
+        #expect(cookieField(jar, "http://www.example.com/dir/page") == "", "not on the path")
+        // A request's path is compared as its target is sent, percent-encoded: the raw bytes of
+        // this path match no request, so the cookie is stored and never sent.
+        #expect(cookieField(jar, "http://www.example.com/%DC%BB") == "")
+        #expect(jar.count == 1)
+    }
+
     @Test func aSecureCookieFromHTTPIsRefused() {
         let jar = testJar()
         #expect(store(jar, "a=b; Secure", from: "http://www.example.com/") == .secureFromInsecureOrigin)
