@@ -36,9 +36,12 @@ func fuzzSetCookies(_ input: [UInt8], https: Bool, host: String) {
         do {
             let cookie = try jar.store(setCookie: line, for: url)
             if cookie.isHostOnly {
-                fuzzCheck(cookie.domain == host, "a host-only cookie for \(cookie.domain)\n\(setup)")
+                fuzzCheck(Array(cookie.domain.utf8) == Array(host.utf8), "a host-only cookie for \(cookie.domain)\n\(setup)")
             } else {
-                fuzzCheck(host == cookie.domain || host.hasSuffix("." + cookie.domain), "a cookie for another site: \(cookie.domain)\n\(setup)")
+                // Bytes, as the jar matches domains (RFC 6265bis §5.1.3), not characters.
+                let domain = Array(cookie.domain.utf8), name = Array(host.utf8)
+                let matches = name == domain || (name.count > domain.count && name.suffix(domain.count + 1).elementsEqual([UInt8(ascii: ".")] + domain))
+                fuzzCheck(matches, "a cookie for another site: \(cookie.domain)\n\(setup)")
                 fuzzCheck(cookie.domain.contains("."), "a cookie for a TLD: \(cookie.domain)\n\(setup)")
             }
             fuzzCheck(!cookie.isSecure || https, "a Secure cookie over http\n\(setup)")

@@ -135,9 +135,12 @@ extension RedirectConfiguration {
             // relative Location keeps it already), never carried to another one.
             if target.rawUserInfo == nil, let userInfo = url.rawUserInfo { target = target.replacingUserInfo(userInfo) }
         } else {
-            // Everything in `headers` came from the request that got the redirect.
+            // Everything in `headers` came from the request that got the redirect. User
+            // information of a target on another origin can only have been written in the
+            // Location (a reference with an authority brings its own, RFC 3986 §5.2.2): none was
+            // carried over, and what the server wrote is used as written.
             RedirectConfiguration.leaveCredentialsBehind(
-                headers: &newHeaders, url: &target, from: url, carriedOver: headers, carriedUserInfo: url.rawUserInfo)
+                headers: &newHeaders, url: &target, from: url, carriedOver: headers, carriedUserInfo: nil)
         }
         return .follow(
             RedirectedRequest(method: newMethod, url: target, headers: newHeaders, keepsBody: !dropsBody && body != .none))
@@ -203,7 +206,9 @@ extension RedirectConfiguration {
     /// (``HTTPClientRedirectAnswer/modify(_:)``) with the rules ``decide`` applies: the same
     /// target checks and loop check, and the one credential rule
     /// (``leaveCredentialsBehind(headers:url:from:carriedOver:carriedUserInfo:)``) against what
-    /// it took over from `proposed`. Returns the URL and fields to send.
+    /// it took over from `proposed` (its fields, and its user information when that is the
+    /// current origin's: a proposal on another origin has only what the Location wrote).
+    /// Returns the URL and fields to send.
     func checkModified(
         method: HTTPMethod, url: HTTPURL, headers: HTTPFields, proposed: RedirectedRequest, from current: RedirectVisit,
         history: [RedirectVisit]
@@ -213,7 +218,8 @@ extension RedirectConfiguration {
         var url = url
         var headers = headers
         RedirectConfiguration.leaveCredentialsBehind(
-            headers: &headers, url: &url, from: current.url, carriedOver: proposed.headers, carriedUserInfo: proposed.url.rawUserInfo)
+            headers: &headers, url: &url, from: current.url, carriedOver: proposed.headers,
+            carriedUserInfo: proposed.url.origin == current.url.origin ? proposed.url.rawUserInfo : nil)
         return (url, headers)
     }
 

@@ -70,6 +70,22 @@ import Testing
         #expect(checked.url.host == "b.test")
     }
 
+    @Test func userInfoTheLocationWroteOnAnotherOriginIsKept() throws {
+        let decision = try RedirectConfiguration.default.decide(
+            method: .GET, url: Self.url("http://u:p@a.test/from"), headers: HTTPFields(), body: .none, status: 302,
+            location: "http://u:p@b.test/to", history: [])
+        guard case .follow(let proposed) = decision else { Issue.record("not followed: \(decision)"); return }
+        #expect(proposed.url.user == "u")
+        // The handler keeps the proposed URL and adds a field: the Location's user information stays.
+        var headers = proposed.headers
+        try headers.append(name: "X-Added", value: "1")
+        let checked = try RedirectConfiguration.default.checkModified(
+            method: .GET, url: proposed.url, headers: headers, proposed: proposed,
+            from: RedirectVisit(method: .GET, url: Self.url("http://u:p@a.test/from")), history: [])
+        #expect(checked.url.user == "u")
+        #expect(checked.url.password == "p")
+    }
+
     @Test func carriedHostIsRewritten() throws {
         let decision = try RedirectConfiguration.default.decide(
             method: .GET, url: Self.url("http://a.test/from"), headers: ["Host": "virtual.test"], body: .none, status: 302,

@@ -109,6 +109,20 @@ struct URLCredentialsLogicTests {
         #expect(next.user == "bob")
         #expect(next.password == "x")
     }
+
+    /// A Location on another origin that writes user information, even the request's own, is
+    /// followed as written: the server sent it, nothing was carried over (FuzzURL's finding
+    /// `Fuzz/FailCases/FuzzURL/location-repeats-the-credentials`).
+    @Test(arguments: ["https://user:pass@example;com:8443/other", "http://alice:pw@other/b", "//alice:pw@other/b"])
+    func aLocationOnAnotherOriginKeepsTheUserInformationItWrites(_ location: String) throws {
+        let from = location.hasPrefix("https") ? "https://user:pass@example.com:8443/dir/file?x=1" : "http://alice:pw@h/a"
+        let next = try #require(try Self.next(from: from, to: location))
+        let written = try Self.url(from).resolving(location)
+        #expect(next.host != (try Self.url(from)).host)
+        #expect(next.user == written.user)
+        #expect(next.password == written.password)
+        #expect(next.user != nil)
+    }
 }
 
 /// The request encoder's IPv6address rule (RFC 3986 §3.2.2, in CourierHTTP1) against the URL
