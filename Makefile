@@ -6,7 +6,7 @@ FUZZ_TARGETS := FuzzResponseParser FuzzChunkedDecoder FuzzContentDecoder FuzzReq
 # The cookie jar's Set-Cookie parser and curl cookie-file reader.
 FUZZ_TARGETS += FuzzCookies
 
-.PHONY: all build install demo test deps linkage test-only test-tsan test-asan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
+.PHONY: all build release install demo test deps linkage test-only test-cli-release test-tsan test-asan fuzz fuzz-build fuzz-smoke fuzz-regress bench-parser bench-client clean
 
 all: build
 
@@ -61,12 +61,28 @@ build: deps
 # (--static-swift-stdlib), and libstdc++ too (Package.swift, courierReleaseLink): the binary
 # needs only glibc 2.36+, libgcc_s, libssl and zlib on the target machine, and starts in about
 # 6 ms rather than 10 (no dozen runtime libraries to load and relocate).
+#
+# Two code generation flags take a tenth off the instructions `courier bench` runs per request
+# (Benchmarks/RESULTS.md, "the fifth pass"):
+# - -disable-type-layout: with type-layout lowering, a copy or destroy of an Optional of a struct
+#   with many fields (a request head, an action, a header view) is a call through the Optional's
+#   type metadata to its value witness, after a metadata lookup; without it, the code that copies
+#   the fields inline, as for every other type;
+# - -disable-llvm-merge-functions-pass: the pass merges such near-identical helpers into one that
+#   takes the type metadata as a parameter, the same indirect calls again.
+# The release build has its own scratch path: SwiftPM does not rebuild when only -Xswiftc flags
+# change, so a build without them in .build would leave objects a tuned link would reuse.
+# `make test-cli-release` runs the command line's tests against this build.
 PREFIX ?= /usr/local
-COURIER_RELEASE := -c release --product courier --static-swift-stdlib
-install: deps
+COURIER_CODEGEN := -Xswiftc -Xfrontend -Xswiftc -disable-type-layout -Xswiftc -Xfrontend -Xswiftc -disable-llvm-merge-functions-pass
+COURIER_RELEASE_PATH := .build-release
+COURIER_RELEASE := -c release --product courier --static-swift-stdlib --scratch-path $(COURIER_RELEASE_PATH) $(COURIER_CODEGEN)
+release: deps
 	$(SWIFT) build $(COURIER_RELEASE)
+
+install: release
 	install -d "$(DESTDIR)$(PREFIX)/bin"
-	install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/courier" "$(DESTDIR)$(PREFIX)/bin/courier"
+	install -m 755 "$(COURIER_RELEASE_PATH)/release/courier" "$(DESTDIR)$(PREFIX)/bin/courier"
 
 # The Courier layer's main jobs against loopback servers the demo starts itself: a JSON GET
 # decoded into a Decodable, gzip downloads with a progress bar, a multipart upload, a cancelled
@@ -79,7 +95,7 @@ demo: deps
 
 # The whole suite: the layering check, every Swift Testing test, every test again under
 # AddressSanitizer, then the concurrent suites again under ThreadSanitizer.
-test: deps linkage test-only test-asan test-tsan
+test: deps linkage test-only test-cli-release test-asan test-tsan
 
 # Socket tests count /proc/self/fd, which is process-wide: they run one at a time, after the
 # pure tests (which run in parallel).
@@ -88,6 +104,11 @@ SOCKET_TESTS := ^(CourierPosixTests|CourierTestSupportTests|CourierClientTests|C
 test-only:
 	$(SWIFT) test --disable-xctest --skip '$(SOCKET_TESTS)'
 	$(SWIFT) test --disable-xctest --no-parallel --filter '$(SOCKET_TESTS)'
+
+# The command line's end-to-end tests again, run against the release `courier` (built with
+# COURIER_CODEGEN's flags, which the debug build the other tests use does not have).
+test-cli-release: release
+	COURIER_EXECUTABLE="$(CURDIR)/$(COURIER_RELEASE_PATH)/release/courier" $(SWIFT) test --disable-xctest --no-parallel --filter '^CourierCLITests\.'
 
 # The event loop, the pool and the client's concurrent paths under ThreadSanitizer, in their
 # own build directory (a sanitized build cannot share .build with the normal one).

@@ -19,7 +19,7 @@ the binary. Names defined more than once in the binary (local helpers the compil
 sections into the packed region. A stale name is harmless (lld ignores it,
 --no-warn-symbol-ordering), so the file only needs regenerating when the hot path changes a lot.
 
-Run from the repository root after `swift build -c release --product courier --static-swift-stdlib`
+Run from the repository root after `make release` (the tuned release build in .build-release)
 and `bash Benchmarks/Client/setup.sh`, with valgrind installed:
     python3 scripts/courier-symbol-order.py
 """
@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Benchmarks", "Client"))
 import run  # noqa: E402  (the client benchmark's nginx)
 
-COURIER = os.environ.get("COURIER", os.path.join(ROOT, ".build", "release", "courier"))
+COURIER = os.environ.get("COURIER", os.path.join(ROOT, ".build-release", "release", "courier"))
 OUTPUT = os.path.join(ROOT, "Sources", "CourierCLI", "Link", "courier.order")
 ENTRY = re.compile(r"^(c?ob|c?fn)=\((\d+)\)(?: (.*))?$")
 

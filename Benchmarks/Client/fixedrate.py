@@ -24,10 +24,10 @@ by git through `.build*/`; its bundled LuaJIT builds with the stock toolchain):
   git clone https://github.com/giltene/wrk2 Benchmarks/.build-bench/wrk2
   make -C Benchmarks/.build-bench/wrk2          # the binary is Benchmarks/.build-bench/wrk2/wrk
 
-Run from the repository root after `swift build -c release --product courier --static-swift-stdlib` and
+Run from the repository root after `make release` (the tuned release build in .build-release) and
 `bash Benchmarks/Client/setup.sh` (about 2 minutes with the defaults):
   WRK2=Benchmarks/.build-bench/wrk2/wrk python3 Benchmarks/Client/fixedrate.py
-Environment (all optional): WRK2 (default `wrk2` on PATH), COURIER (.build/release/courier),
+Environment (all optional): WRK2 (default `wrk2` on PATH), COURIER (.build-release/release/courier),
 RATES=10000,30000 (req/s), CONNECTIONS=32, DURATION=10 (s), WARMUP_SECONDS=2, REPS=3, BENCH_CACHE.
 """
 import json, os, re, statistics, subprocess, sys
@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__))))
 import run  # noqa: E402  (the Nginx class of the client benchmark)
 
 WRK2 = os.environ.get("WRK2", "wrk2")
-COURIER = os.environ.get("COURIER", ".build/release/courier")
+COURIER = os.environ.get("COURIER", ".build-release/release/courier")
 RATES = [int(r) for r in os.environ.get("RATES", "10000,30000").split(",") if r.strip()]
 CONNECTIONS = int(os.environ.get("CONNECTIONS", "32"))
 SECONDS = int(os.environ.get("DURATION", "10"))

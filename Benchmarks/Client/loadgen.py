@@ -4,7 +4,7 @@ benchmark's nginx (issue 13): closed-loop small GETs, each generator on core 1 w
 nginx on core 0, tools interleaved in each round. Prints one line per run: req/s, CPU per request
 (user+system from /usr/bin/time) and maximum RSS.
 
-Run from the repository root after `swift build -c release --product courier --static-swift-stdlib` and
+Run from the repository root after `make release` (the tuned release build in .build-release) and
 `bash Benchmarks/Client/setup.sh`:  REPS=3 python3 Benchmarks/Client/loadgen.py
 With COURIER_BASELINE=path/to/another/courier, that build runs too, right after courier in each
 round ("courier-base"): a before/after of a change in the same run.
@@ -14,7 +14,7 @@ import json, os, re, subprocess, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__))))
 import run  # noqa: E402  (the Nginx class of the client benchmark)
 
-COURIER = os.environ.get("COURIER", ".build/release/courier")
+COURIER = os.environ.get("COURIER", ".build-release/release/courier")
 BASELINE = os.environ.get("COURIER_BASELINE")
 SECONDS = 5
 

@@ -4,7 +4,7 @@ the 13-byte `/small` and the 1 GiB `/big` of the client benchmark's nginx, timed
 (whole processes: start-up, connect, transfer, exit), each command on core 1, nginx on core 0.
 Also `courier --version`'s start-up. Prints hyperfine's summary lines and the mean ratios.
 
-Run from the repository root after `swift build -c release --product courier --static-swift-stdlib`,
+Run from the repository root after `make release` (the tuned release build in .build-release),
 `bash Benchmarks/Client/setup.sh` and `apt-get install -y hyperfine`:
   python3 Benchmarks/Client/transfer.py
 """
@@ -13,7 +13,7 @@ import json, os, subprocess, sys, tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__))))
 import run  # noqa: E402  (the Nginx class of the client benchmark)
 
-COURIER = os.environ.get("COURIER", ".build/release/courier")
+COURIER = os.environ.get("COURIER", ".build-release/release/courier")
 
 
 def hyperfine(commands, runs, warmup):

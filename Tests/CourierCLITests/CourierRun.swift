@@ -15,7 +15,11 @@ struct CourierRun: Sendable {
 
     /// The `courier` executable this test bundle was built with: it sits next to the bundle in
     /// the build products directory (the test target depends on it, so SwiftPM builds it).
+    /// `COURIER_EXECUTABLE` names another one instead: `make test-cli-release` runs these tests
+    /// against the release build, which is compiled with other code generation flags (Makefile,
+    /// `COURIER_CODEGEN`).
     static let executable: String = {
+        if let path = getenv("COURIER_EXECUTABLE") { return String(cString: path) }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, Int(PATH_MAX))
         precondition(length > 0, "cannot read /proc/self/exe")
