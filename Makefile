@@ -216,4 +216,4 @@ bench-client: deps
 	python3 Benchmarks/Client/run.py
 
 clean:
-	rm -rf .build .build-tsan .build-asan Fuzz/.build Benchmarks/.build
+	rm -rf .build .build-release .build-tsan .build-asan Fuzz/.build Benchmarks/.build

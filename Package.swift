@@ -6,7 +6,7 @@ let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
 ]
 
-/// The release `courier` is linked by lld (the toolchain's) with three settings that halve the memory
+/// The release `courier` is linked by lld (the toolchain's) with four settings that halve the memory
 /// the binary itself keeps resident (Benchmarks/RESULTS.md, "the third pass"):
 /// - relative relocations packed (RELR, glibc 2.36+): 46,000 of them, 1.1 MB read at every start
 ///   as RELA, are 9 KB;
@@ -17,6 +17,12 @@ let swiftSettings: [SwiftSetting] = [
 /// - libstdc++, which the Swift runtime needs, linked from its static archive
 ///   (Link/static-libstdc++ holds a linker script named like the shared library): its 4,300
 ///   symbol relocations were a fifth of a start's instructions, and it kept 0.8 MiB resident.
+/// - no dynamic symbol table of its own: the toolchain's static-stdlib link arguments export every
+///   symbol of the program's own modules (`-export-dynamic`), 7,100 names that nothing loads
+///   against, and the dynamic linker, which searches the executable first for every symbol a
+///   library needs, kept 550 KiB of them resident (`.dynstr`, `.dynsym`, `.gnu.hash`).
+///   `--no-export-dynamic` comes later on the link line and wins; 500 names are left, the ones
+///   shared libraries need.
 /// Debug builds (the tests' `courier`) link as usual.
 let courierReleaseLink: [LinkerSetting] = [
     .unsafeFlags([
@@ -25,6 +31,7 @@ let courierReleaseLink: [LinkerSetting] = [
         "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
         "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/CourierCLI/Link/courier.order",
         "-Xlinker", "--no-warn-symbol-ordering",
+        "-Xlinker", "--no-export-dynamic",
     ], .when(configuration: .release)),
 ]
 
