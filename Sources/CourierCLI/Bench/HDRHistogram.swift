@@ -4,11 +4,12 @@
 ///
 /// Values from 1 to ``highestTrackableValue`` are kept to `significantDigits` decimal digits of
 /// precision (1–5): any value is counted in a bucket no wider than 10^-digits of it. The counts
-/// array covers the buckets up to the largest value recorded so far and grows a bucket at a time
-/// when a larger one arrives, so memory follows the values seen, not the range (`courier bench`
-/// keeps a score of histograms with an hour's range each). ``record(_:)`` allocates only when a
-/// value lands above every earlier one's bucket, and never locks (one histogram per thread,
-/// added together at the end: ``add(_:)``).
+/// array covers only the half-buckets from the smallest to the largest value recorded so far and
+/// grows a half-bucket at a time at either end, so memory follows the values seen, not the range
+/// (`courier bench` keeps a score of histograms with an hour's range each, and at sub-millisecond
+/// latencies the lower half of the buckets is as empty as everything above). ``record(_:)``
+/// allocates only when a value lands outside every earlier one's half-buckets, and never locks
+/// (one histogram per thread, added together at the end: ``add(_:)``).
 struct HDRHistogram: Sendable, Equatable {
     let lowestDiscernibleValue: Int64
     let highestTrackableValue: Int64
@@ -19,8 +20,10 @@ struct HDRHistogram: Sendable, Equatable {
     let subBucketHalfCount: Int
     let subBucketMask: Int64
     let bucketCount: Int
-    /// The counts of buckets `0..<storage.count`; every later bucket counts 0.
+    /// The counts of indexes `storageStart..<storageStart + storage.count`, whole half-buckets;
+    /// every other index counts 0.
     private var storage: [Int64] = []
+    private var storageStart = 0
     /// How many buckets the layout has: every value up to ``highestTrackableValue`` has one.
     let countsLength: Int
     private(set) var totalCount: Int64 = 0
@@ -67,20 +70,40 @@ struct HDRHistogram: Sendable, Equatable {
     }
 
     /// The count at `index` (`0..<countsLength`).
-    func count(at index: Int) -> Int64 { index < storage.count ? storage[index] : 0 }
+    func count(at index: Int) -> Int64 {
+        let offset = index &- storageStart
+        return offset >= 0 && offset < storage.count ? storage[offset] : 0
+    }
 
     /// How many counts are held (the rest are 0).
     var storedCounts: Int { storage.count }
 
     /// Every bucket's count, `countsLength` of them (for tests and reports; allocates).
-    var counts: [Int64] { storage + repeatElement(0, count: countsLength - storage.count) }
+    var counts: [Int64] {
+        var all = [Int64](repeating: 0, count: countsLength)
+        all.replaceSubrange(storageStart..<storageStart + storage.count, with: storage)
+        return all
+    }
 
-    /// Makes room for the counts up to `index`, to the end of its bucket (so a histogram grows
-    /// at most once per bucket: about 20 times over its whole range).
-    private mutating func reserve(through index: Int) {
-        guard index >= storage.count else { return }
-        let length = min(countsLength, ((index >> subBucketHalfCountMagnitude) + 1) << subBucketHalfCountMagnitude)
-        storage.append(contentsOf: repeatElement(0, count: length - storage.count))
+    /// The stored counts with their indexes.
+    private var stored: some Sequence<(index: Int, count: Int64)> {
+        storage.enumerated().lazy.map { [storageStart] in (index: storageStart + $0.offset, count: $0.element) }
+    }
+
+    /// Makes room for the count at `index`: the storage is extended to the half-bucket holding it
+    /// (so a histogram grows at most once per half-bucket: about 40 times over its whole range).
+    private mutating func reserve(covering index: Int) {
+        let start = (index >> subBucketHalfCountMagnitude) << subBucketHalfCountMagnitude
+        let end = min(countsLength, start + subBucketHalfCount)
+        if storage.isEmpty {
+            storageStart = start
+            storage = [Int64](repeating: 0, count: end - start)
+        } else if index < storageStart {
+            storage.insert(contentsOf: repeatElement(0, count: storageStart - start), at: 0)
+            storageStart = start
+        } else if index >= storageStart + storage.count {
+            storage.append(contentsOf: repeatElement(0, count: end - storageStart - storage.count))
+        }
     }
 
     static func == (left: HDRHistogram, right: HDRHistogram) -> Bool {
@@ -89,7 +112,9 @@ struct HDRHistogram: Sendable, Equatable {
             && left.maxValue == right.maxValue && left.minNonZeroValue == right.minNonZeroValue
             && left.clampedCount == right.clampedCount
         else { return false }
-        for index in 0..<max(left.storage.count, right.storage.count) where left.count(at: index) != right.count(at: index) {
+        let low = min(left.storageStart, right.storageStart)
+        let high = max(left.storageStart + left.storage.count, right.storageStart + right.storage.count)
+        for index in low..<high where left.count(at: index) != right.count(at: index) {
             return false
         }
         return true
@@ -136,21 +161,27 @@ struct HDRHistogram: Sendable, Equatable {
             clampedCount &+= count
         }
         let index = index(of: value)
-        if index >= storage.count { reserve(through: index) }
-        storage[index] &+= count
+        var offset = index &- storageStart
+        if offset < 0 || offset >= storage.count {
+            reserve(covering: index)
+            offset = index &- storageStart
+        }
+        storage[offset] &+= count
         totalCount &+= count
         if value > maxValue { maxValue = value }
         if value != 0 && value < minNonZeroValue { minNonZeroValue = value }
     }
 
     /// Adds the counts of `other`, which must have the same layout. No allocation unless `other`
-    /// holds a larger value than any counted here.
+    /// holds a value outside the half-buckets counted here.
     mutating func add(_ other: HDRHistogram) {
         precondition(other.countsLength == countsLength && other.unitMagnitude == unitMagnitude && other.subBucketCount == subBucketCount)
-        guard other.totalCount > 0 else { return }
-        let limit = other.index(of: other.maxValue)
-        reserve(through: limit)
-        for index in 0...limit where other.storage[index] != 0 { storage[index] &+= other.storage[index] }
+        guard other.totalCount > 0, let first = other.storage.firstIndex(where: { $0 != 0 }) else { return }
+        let last = other.storage.lastIndex(where: { $0 != 0 })!
+        reserve(covering: other.storageStart + first)
+        reserve(covering: other.storageStart + last)
+        let shift = other.storageStart - storageStart
+        for offset in first...last where other.storage[offset] != 0 { storage[offset + shift] &+= other.storage[offset] }
         totalCount &+= other.totalCount
         clampedCount &+= other.clampedCount
         maxValue = max(maxValue, other.maxValue)
@@ -159,8 +190,8 @@ struct HDRHistogram: Sendable, Equatable {
 
     /// Sets the count at `index` (decoding).
     mutating func setCount(_ count: Int64, at index: Int) {
-        reserve(through: index)
-        storage[index] = count
+        reserve(covering: index)
+        storage[index - storageStart] = count
     }
 
     /// Recomputes the total, max and min from the counts (after decoding).
@@ -168,7 +199,7 @@ struct HDRHistogram: Sendable, Equatable {
         totalCount = 0
         maxValue = 0
         minNonZeroValue = .max
-        for (index, count) in storage.enumerated() where count != 0 {
+        for (index, count) in stored where count != 0 {
             totalCount &+= count
             let low = value(at: index)
             maxValue = low
@@ -179,8 +210,7 @@ struct HDRHistogram: Sendable, Equatable {
     /// Empties it, keeping the storage.
     mutating func reset() {
         guard totalCount > 0 else { return }
-        let limit = index(of: maxValue)
-        for index in 0...limit { storage[index] = 0 }
+        for offset in storage.indices { storage[offset] = 0 }
         totalCount = 0
         clampedCount = 0
         maxValue = 0
@@ -195,7 +225,7 @@ struct HDRHistogram: Sendable, Equatable {
         let requested = min(max(percentile, 0), 100)
         let target = max(Int64((requested * Double(totalCount) / 100) + 0.5), 1)
         var running: Int64 = 0
-        for (index, count) in storage.enumerated() where count != 0 {
+        for (index, count) in stored where count != 0 {
             running += count
             if running >= target {
                 let low = value(at: index)
@@ -209,7 +239,7 @@ struct HDRHistogram: Sendable, Equatable {
     var mean: Double {
         guard totalCount > 0 else { return 0 }
         var sum = 0.0
-        for (index, count) in storage.enumerated() where count != 0 {
+        for (index, count) in stored where count != 0 {
             let low = value(at: index)
             let middle = Double(low) + Double(sizeOfEquivalentRange(low) - 1) / 2
             sum += middle * Double(count)

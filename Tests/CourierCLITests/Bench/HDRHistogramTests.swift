@@ -91,6 +91,54 @@ import Testing
         #expect(decoded.counts == reversed.counts && decoded.storedCounts <= reversed.storedCounts)
     }
 
+    /// Memory follows the smallest value recorded too: latencies of a millisecond leave the
+    /// buckets below them unstored until a smaller value arrives (by recording or by `add`).
+    @Test func theCountsStartAtTheSmallestValue() throws {
+        var histogram = HDRHistogram(highestTrackableValue: 3_600_000_000_000, significantDigits: 3)
+        histogram.record(1_000_000)  // index 11,169, in the half-bucket 10,240..<11,264
+        #expect(histogram.storedCounts == 1024)
+        histogram.record(600_000)  // index 10,387: the same half-bucket
+        #expect(histogram.storedCounts == 1024)
+        #expect(histogram.count(at: 11_169) == 1 && histogram.count(at: 10_387) == 1)
+        #expect(histogram.count(at: 100) == 0 && histogram.count(at: 11_264) == 0 && histogram.count(at: 10_239) == 0)
+        #expect(histogram.counts.count == histogram.countsLength && histogram.counts[10_387] == 1)
+        #expect(histogram.value(atPercentile: 50) == histogram.highestEquivalentValue(600_000))
+        #expect(histogram.reportedMax == histogram.highestEquivalentValue(1_000_000))
+
+        var all = histogram.emptyCopy()
+        for value: Int64 in [100, 600_000, 1_000_000] { all.record(value) }
+        var low = histogram.emptyCopy()
+        low.record(100)
+        #expect(low.storedCounts == 1024)
+        // Adding smaller values extends the storage downwards, larger ones upwards: either way
+        // the sum is the histogram that recorded all three.
+        var sum = histogram
+        sum.add(low)
+        #expect(sum.storedCounts == 11 * 1024)
+        #expect(sum == all && sum.counts == all.counts && sum.totalCount == 3)
+        low.add(histogram)
+        #expect(low == all && low.counts == all.counts)
+        histogram.record(100)
+        #expect(histogram == all && histogram.storedCounts == 11 * 1024)
+        #expect(histogram.value(atPercentile: 0) == 100)
+
+        // Equality compares counts, not storage: a high-only histogram differs from an empty one.
+        var high = all.emptyCopy()
+        high.record(1_000_000)
+        #expect(high != all.emptyCopy())
+        high.reset()
+        #expect(high == all.emptyCopy() && high.storedCounts == 1024)
+
+        // The encoding round-trips a histogram whose storage starts high.
+        var start = all.emptyCopy()
+        start.record(1_000_000, count: 5)
+        start.record(700_000)
+        let decoded = try HDRHistogramCodec.decode(payload: HDRHistogramCodec.payload(of: start))
+        // (Decoding knows each value's bucket, not the value: max and min are bucket bounds.)
+        #expect(decoded.counts == start.counts && decoded.totalCount == 6 && decoded.storedCounts == 1024)
+        #expect(decoded.value(atPercentile: 50) == start.value(atPercentile: 50) && decoded.reportedMax == start.reportedMax)
+    }
+
     @Test func zigZagVarintsAreJavasBytes() {
         func bytes(_ value: Int64) -> [UInt8] {
             var out: [UInt8] = []
