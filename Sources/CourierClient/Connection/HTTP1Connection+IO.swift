@@ -99,7 +99,7 @@ extension HTTP1Connection {
                 } else if n < readSize / 8, readSize > 4 * 1024 {
                     readSize /= 2
                 }
-                execution?.firstByteReceived()
+                execution?.firstByteReceived(at: lastRead)
                 if let tls {
                     tls.feedCiphertext(cipherIn)
                     cipherIn.clear()

@@ -88,6 +88,8 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     @exclusivity(unchecked) var emptyPiecesInARow = 0
     @exclusivity(unchecked) var responseFraming: BodyFraming?
     @exclusivity(unchecked) var lastRead = Deadline.now()
+    /// When `execute` began the request in flight (one clock read serves this and `lastRead`).
+    @exclusivity(unchecked) var requestStartedAt = Deadline(uptimeNanoseconds: 0)
     @exclusivity(unchecked) var idleReadTimer: TimerID?
     @exclusivity(unchecked) var idleReadDue = Deadline.distantPast
     @exclusivity(unchecked) var totalTimer: TimerID?
@@ -164,7 +166,8 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
         bodyPumpActive = false
         bodyBytesSent = 0
         bytesReceivedAtStart = machine.responseBytesConsumed
-        lastRead = .now()
+        requestStartedAt = .now()
+        lastRead = requestStartedAt
         armRequestTimers(start.deadline)
         let kind: HTTP1ConnectionStateMachine.RequestBodyKind
         if case .none = start.body {
@@ -269,7 +272,7 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     func process(_ action: HTTP1ConnectionStateMachine.Action) {
         switch action {
         case .write(let bytes, let then):
-            execution?.sent(bytes: bytes.readableBytes)
+            execution?.sent(bytes: bytes.readableBytes, requestStartedAt: requestStartedAt)
             write(bytes)
             switch then {
             case .sendRequestBody:

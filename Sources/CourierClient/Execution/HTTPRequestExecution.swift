@@ -421,11 +421,14 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         return HTTPRequestEncoder.headAsWritten(expecting, host: request.url.hostHeader, framing: framing) ?? head
     }
 
-    func sent(bytes: Int) {
+    /// `bytes` went to the connection; `start` is when the connection began this request (its
+    /// clock read in `execute`, right before it writes the head): the request start when these
+    /// are the head's bytes.
+    func sent(bytes: Int, requestStartedAt start: Deadline) {
         metrics.bytesSent += Int64(bytes)
         if !headSent {
             headSent = true
-            metrics.requestStart = .now()
+            metrics.requestStart = start
             if let sentHead { delegate.didSendRequestHead(self, sentHead) }
         }
     }
@@ -438,8 +441,9 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         if metrics.requestEnd == nil { metrics.requestEnd = .now() }
     }
 
-    func firstByteReceived() {
-        if metrics.responseStart == nil { metrics.responseStart = .now() }
+    /// A read at `time` brought response bytes (the connection's clock read for that read).
+    func firstByteReceived(at time: Deadline) {
+        if metrics.responseStart == nil { metrics.responseStart = time }
     }
 
     func received(bytes: Int) {
