@@ -47,11 +47,6 @@ let package = Package(
         // The command line: a curl-compatible client and `courier bench` (docs/CLI.md).
         .executable(name: "courier", targets: ["CourierCLI"]),
     ],
-    dependencies: [
-        // The CLI only (DESIGN.md, "Dependencies"): the library depends on nothing outside the
-        // toolchain, libssl and zlib.
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-    ],
     targets: [
         // C system modules: module maps and headers only, nothing compiled.
         .systemLibrary(
@@ -119,8 +114,9 @@ let package = Package(
         .executableTarget(
             name: "CourierCLI",
             dependencies: [
+                // No swift-argument-parser: both commands read their own arguments (curl's way,
+                // and wrk's: BenchArgumentReader says why).
                 "Courier", "CourierCore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // zlib: `bench --hdr-log` deflates HdrHistogram's compressed histogram encoding.
                 "CCourierZlib",
             ],

@@ -1,67 +1,143 @@
-import ArgumentParser
-
-/// `courier bench`: how much load, and on how many threads (wrk's and wrk2's names).
-struct BenchLoadOptions: ParsableArguments {
-    @Option(name: [.customShort("c"), .long], help: ArgumentHelp("Connections to keep open (one request in flight on each).", valueName: "n"))
-    var connections: Int = 10
-
-    @Option(name: [.customShort("n"), .long], help: ArgumentHelp("Send exactly this many requests, then stop.", valueName: "n"))
+/// `courier bench`'s command line, as values (wrk's and wrk2's names; curl's for TLS and
+/// proxies). ``BenchArgumentReader`` fills it in; ``BenchPlan`` checks what needs the network
+/// stack (the URL, the headers, the body file).
+struct BenchOptions: Equatable {
+    var url = ""
+    // Load
+    var connections = 10
     var requests: Int?
-
-    @Option(name: [.customShort("d"), .long], help: ArgumentHelp("Run for this long: 10s, 1m, 250ms (default 10s unless -n).", valueName: "time"))
     var duration: String?
-
-    @Option(name: [.customShort("R"), .long], help: ArgumentHelp("Constant rate: requests per second, all connections together (wrk2).", valueName: "req/s"))
     var rate: Double?
-
-    @Option(name: [.customShort("t"), .long], help: ArgumentHelp("Event loop threads (default: the cores, at most one per connection).", valueName: "n"))
     var threads: Int?
-
-    @Flag(name: .customLong("no-pin"), help: "Leave the loop threads unpinned (default: each loop bound to one CPU).")
     var noPin = false
-}
-
-/// `courier bench`: the request every connection repeats.
-struct BenchRequestOptions: ParsableArguments {
-    @Option(name: [.customShort("m"), .long], help: ArgumentHelp("The request method.", valueName: "method"))
-    var method: String = "GET"
-
-    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp("A request header (repeatable).", valueName: "Name: value"))
+    // Request
+    var method = "GET"
     var headers: [String] = []
-
-    @Option(name: .long, help: ArgumentHelp("The request body: @file for a file's bytes, else the text itself.", valueName: "@file|text"))
     var body: String?
-
-    @Flag(name: .customLong("no-keepalive"), help: "A new connection for every request (Connection: close).")
     var noKeepAlive = false
-
-    @Option(name: .long, help: ArgumentHelp("Fail a request that takes longer than this (e.g. 2s).", valueName: "time"))
     var timeout: String?
-}
-
-/// `courier bench`: TLS and proxy (curl's names).
-struct BenchTLSOptions: ParsableArguments {
-    @Flag(name: [.customShort("k"), .long], help: "Do not verify the server's certificate.")
+    // TLS and proxy
     var insecure = false
-
-    @Option(name: .long, help: ArgumentHelp("Trust the CA certificates in this PEM file.", valueName: "file"))
     var cacert: String?
-
-    @Option(name: [.customShort("x"), .long], help: ArgumentHelp("Use this proxy.", valueName: "[http://|socks5://][user:password@]host[:port]"))
     var proxy: String?
+    // Output
+    var json = false
+    var hdrLog: String?
+    var hdrDigits = 3
+    var interval = "1s"
 }
 
-/// `courier bench`: what is reported, and how.
-struct BenchOutputOptions: ParsableArguments {
-    @Flag(name: .long, help: "Print the results as one JSON object.")
-    var json = false
+/// One option of `courier bench`: its names, its value's name (nil for a flag), its help line,
+/// and how it sets ``BenchOptions`` (an error message for a value it cannot take). The reader and
+/// the help text are both made from ``groups``, so they cannot disagree.
+struct BenchOption: Sendable {
+    let short: Character?
+    let long: String
+    let valueName: String?
+    let help: String
+    let defaultValue: String?
+    let apply: @Sendable (inout BenchOptions, String) -> String?
 
-    @Option(name: .customLong("hdr-log"), help: ArgumentHelp("Write each interval's latency histogram to file (HdrHistogram interval log).", valueName: "file"))
-    var hdrLog: String?
+    init(
+        _ short: Character?, _ long: String, value valueName: String? = nil, _ help: String, default defaultValue: String? = nil,
+        _ apply: @escaping @Sendable (inout BenchOptions, String) -> String?
+    ) {
+        self.short = short
+        self.long = long
+        self.valueName = valueName
+        self.help = help
+        self.defaultValue = defaultValue
+        self.apply = apply
+    }
 
-    @Option(name: .customLong("hdr-digits"), help: ArgumentHelp("Significant digits of the latency histogram, 1 to 5.", valueName: "n"))
-    var hdrDigits: Int = 3
+    /// `-c <n>` (or `--no-pin`): how a message names the option.
+    var label: String {
+        let name = short.map { "-\($0)" } ?? "--\(long)"
+        return valueName.map { "\(name) <\($0)>" } ?? name
+    }
 
-    @Option(name: .long, help: ArgumentHelp("Interval of the live status line and the histogram log.", valueName: "time"))
-    var interval: String = "1s"
+    static func integer(_ value: String, _ set: (Int) -> Void) -> String? {
+        guard let number = Int(value) else { return "" }
+        set(number)
+        return nil
+    }
+
+    /// The options, in the help's groups and order.
+    static let groups: [(title: String, options: [BenchOption])] = [
+        ("LOAD", [
+            BenchOption("c", "connections", value: "n", "Connections to keep open (one request in flight on each).", default: "10") { o, v in
+                integer(v) { o.connections = $0 }
+            },
+            BenchOption("n", "requests", value: "n", "Send exactly this many requests, then stop.") { o, v in integer(v) { o.requests = $0 } },
+            BenchOption("d", "duration", value: "time", "Run for this long: 10s, 1m, 250ms (default 10s unless -n).") { o, v in
+                o.duration = v
+                return nil
+            },
+            BenchOption("R", "rate", value: "req/s", "Constant rate: requests per second, all connections together (wrk2).") { o, v in
+                guard let rate = Double(v) else { return "" }
+                o.rate = rate
+                return nil
+            },
+            BenchOption("t", "threads", value: "n", "Event loop threads (default: the cores, at most one per connection).") { o, v in
+                integer(v) { o.threads = $0 }
+            },
+            BenchOption(nil, "no-pin", "Leave the loop threads unpinned (default: each loop bound to one CPU).") { o, _ in
+                o.noPin = true
+                return nil
+            },
+        ]),
+        ("REQUEST", [
+            BenchOption("m", "method", value: "method", "The request method.", default: "GET") { o, v in
+                o.method = v
+                return nil
+            },
+            BenchOption("H", "header", value: "Name: value", "A request header (repeatable).") { o, v in
+                o.headers.append(v)
+                return nil
+            },
+            BenchOption(nil, "body", value: "@file|text", "The request body: @file for a file's bytes, else the text itself.") { o, v in
+                o.body = v
+                return nil
+            },
+            BenchOption(nil, "no-keepalive", "A new connection for every request (Connection: close).") { o, _ in
+                o.noKeepAlive = true
+                return nil
+            },
+            BenchOption(nil, "timeout", value: "time", "Fail a request that takes longer than this (e.g. 2s).") { o, v in
+                o.timeout = v
+                return nil
+            },
+        ]),
+        ("TLS AND PROXY", [
+            BenchOption("k", "insecure", "Do not verify the server's certificate.") { o, _ in
+                o.insecure = true
+                return nil
+            },
+            BenchOption(nil, "cacert", value: "file", "Trust the CA certificates in this PEM file.") { o, v in
+                o.cacert = v
+                return nil
+            },
+            BenchOption("x", "proxy", value: "[http://|socks5://][user:password@]host[:port]", "Use this proxy.") { o, v in
+                o.proxy = v
+                return nil
+            },
+        ]),
+        ("OUTPUT", [
+            BenchOption(nil, "json", "Print the results as one JSON object.") { o, _ in
+                o.json = true
+                return nil
+            },
+            BenchOption(nil, "hdr-log", value: "file", "Write each interval's latency histogram to file (HdrHistogram interval log).") { o, v in
+                o.hdrLog = v
+                return nil
+            },
+            BenchOption(nil, "hdr-digits", value: "n", "Significant digits of the latency histogram, 1 to 5.", default: "3") { o, v in
+                integer(v) { o.hdrDigits = $0 }
+            },
+            BenchOption(nil, "interval", value: "time", "Interval of the live status line and the histogram log.", default: "1s") { o, v in
+                o.interval = v
+                return nil
+            },
+        ]),
+    ]
 }

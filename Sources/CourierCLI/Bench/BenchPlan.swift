@@ -3,7 +3,7 @@ import Courier
 import Glibc
 #endif
 
-/// A checked `courier bench` command line: the client's configuration, the one request every
+/// A checked `courier bench` command line (``BenchOptions``): the client's configuration, the one request every
 /// connection repeats, and the load.
 struct BenchPlan {
     let url: String
@@ -23,24 +23,24 @@ struct BenchPlan {
     /// Bind each loop thread to one CPU.
     let pin: Bool
 
-    init(_ command: BenchCommand) throws(BenchError) {
-        url = command.url
+    init(_ options: BenchOptions) throws(BenchError) {
+        url = options.url
         var configuration = HTTPClientConfiguration()
-        connections = command.load.connections
-        threads = command.load.threads ?? max(1, min(EventLoopGroup.coreCount, command.load.connections))
+        connections = options.connections
+        threads = options.threads ?? max(1, min(EventLoopGroup.coreCount, options.connections))
         configuration.eventLoopThreads = threads
-        configuration.maximumConnectionsPerHost = command.load.connections
+        configuration.maximumConnectionsPerHost = options.connections
         // As wrk: no Accept-Encoding of its own, no redirects followed, each response measured.
         configuration.decompression = false
         configuration.redirects = .disabled
-        if command.request.noKeepAlive { configuration.maximumUsesPerConnection = 1 }
-        if let timeout = command.request.timeout.flatMap(BenchDuration.parse) {
+        if options.noKeepAlive { configuration.maximumUsesPerConnection = 1 }
+        if let timeout = options.timeout.flatMap(BenchDuration.parse) {
             configuration.timeouts.total = .nanoseconds(Int64(timeout))
             configuration.timeouts.idleRead = .nanoseconds(Int64(timeout))
         }
-        if command.security.insecure { configuration.tls.verification = .none }
-        if let cacert = command.security.cacert { configuration.tls.trustRoots = [.file(cacert)] }
-        if let proxy = command.security.proxy {
+        if options.insecure { configuration.tls.verification = .none }
+        if let cacert = options.cacert { configuration.tls.trustRoots = [.file(cacert)] }
+        if let proxy = options.proxy {
             do {
                 let server = try ProxyServer(parsing: proxy)
                 configuration.proxy = server.scheme.isSOCKS ? .socks5(server) : .http(server)
@@ -52,11 +52,11 @@ struct BenchPlan {
 
         var request: HTTPClientRequest
         do {
-            request = try HTTPClientRequest(method: HTTPMethod(command.request.method) ?? .GET, url: command.url)
+            request = try HTTPClientRequest(method: HTTPMethod(options.method) ?? .GET, url: options.url)
         } catch {
-            throw .setup("\(command.url): \(error)")
+            throw .setup("\(options.url): \(error)")
         }
-        for header in command.request.headers {
+        for header in options.headers {
             guard let colon = header.firstIndex(of: ":") else { throw .setup("-H: not 'Name: value': \(header)") }
             let name = String(header[..<colon])
             var value = header[header.index(after: colon)...]
@@ -67,10 +67,10 @@ struct BenchPlan {
                 throw .setup("-H \(header): \(error)")
             }
         }
-        if command.request.noKeepAlive {
+        if options.noKeepAlive {
             do { try request.headers.append(name: "Connection", value: "close") } catch { throw .setup("\(error)") }
         }
-        if let body = command.request.body {
+        if let body = options.body {
             if body.hasPrefix("@") {
                 request.body = .bytes(ByteBuffer(bytes: try BenchPlan.readFile(String(body.dropFirst()))))
             } else {
@@ -78,13 +78,13 @@ struct BenchPlan {
             }
         }
         self.request = request
-        requests = command.load.requests
-        duration = command.load.requests == nil ? (command.load.duration.flatMap(BenchDuration.parse) ?? 10_000_000_000) : nil
-        rate = command.load.rate
-        hdrLog = command.output.hdrLog
-        digits = command.output.hdrDigits
-        interval = BenchDuration.parse(command.output.interval) ?? 1_000_000_000
-        pin = !command.load.noPin
+        requests = options.requests
+        duration = options.requests == nil ? (options.duration.flatMap(BenchDuration.parse) ?? 10_000_000_000) : nil
+        rate = options.rate
+        hdrLog = options.hdrLog
+        digits = options.hdrDigits
+        interval = BenchDuration.parse(options.interval) ?? 1_000_000_000
+        pin = !options.noPin
     }
 
     /// The bytes of the file at `path`.
