@@ -29,7 +29,9 @@ struct BenchOptions: Equatable {
 
 /// One option of `courier bench`: its names, its value's name (nil for a flag), its help line,
 /// and how it sets ``BenchOptions`` (an error message for a value it cannot take). The reader and
-/// the help text are both made from ``groups``, so they cannot disagree.
+/// the help text are both made from ``groups``, so they cannot disagree. Closures, not key paths:
+/// a table of `WritableKeyPath`s was tried and brings in the runtime's key-path machinery, 0.4 MiB
+/// more resident for the whole run.
 struct BenchOption: Sendable {
     let short: Character?
     let long: String
