@@ -58,88 +58,62 @@ struct BenchOption: Sendable {
         return valueName.map { "\(name) <\($0)>" } ?? name
     }
 
-    static func integer(_ value: String, _ set: (Int) -> Void) -> String? {
-        guard let number = Int(value) else { return "" }
-        set(number)
-        return nil
+    /// The setter of an option whose value is a whole number (refused when it is not one).
+    static func integer(_ set: @escaping @Sendable (inout BenchOptions, Int) -> Void) -> @Sendable (inout BenchOptions, String) -> String? {
+        { options, value in
+            guard let number = Int(value) else { return "" }
+            set(&options, number)
+            return nil
+        }
+    }
+
+    /// The setter of a flag (`set` marks it).
+    static func flag(_ set: @escaping @Sendable (inout BenchOptions) -> Void) -> @Sendable (inout BenchOptions, String) -> String? {
+        { options, _ in
+            set(&options)
+            return nil
+        }
+    }
+
+    /// The setter of an option whose value is kept as text.
+    static func text(_ set: @escaping @Sendable (inout BenchOptions, String) -> Void) -> @Sendable (inout BenchOptions, String) -> String? {
+        { options, value in
+            set(&options, value)
+            return nil
+        }
     }
 
     /// The options, in the help's groups and order.
     static let groups: [(title: String, options: [BenchOption])] = [
         ("LOAD", [
-            BenchOption("c", "connections", value: "n", "Connections to keep open (one request in flight on each).", default: "10") { o, v in
-                integer(v) { o.connections = $0 }
-            },
-            BenchOption("n", "requests", value: "n", "Send exactly this many requests, then stop.") { o, v in integer(v) { o.requests = $0 } },
-            BenchOption("d", "duration", value: "time", "Run for this long: 10s, 1m, 250ms (default 10s unless -n).") { o, v in
-                o.duration = v
-                return nil
-            },
+            BenchOption("c", "connections", value: "n", "Connections to keep open (one request in flight on each).", default: "10", integer { $0.connections = $1 }),
+            BenchOption("n", "requests", value: "n", "Send exactly this many requests, then stop.", integer { $0.requests = $1 }),
+            BenchOption("d", "duration", value: "time", "Run for this long: 10s, 1m, 250ms (default 10s unless -n).", text { $0.duration = $1 }),
             BenchOption("R", "rate", value: "req/s", "Constant rate: requests per second, all connections together (wrk2).") { o, v in
                 guard let rate = Double(v) else { return "" }
                 o.rate = rate
                 return nil
             },
-            BenchOption("t", "threads", value: "n", "Event loop threads (default: the cores, at most one per connection).") { o, v in
-                integer(v) { o.threads = $0 }
-            },
-            BenchOption(nil, "no-pin", "Leave the loop threads unpinned (default: each loop bound to one CPU).") { o, _ in
-                o.noPin = true
-                return nil
-            },
+            BenchOption("t", "threads", value: "n", "Event loop threads (default: the cores, at most one per connection).", integer { $0.threads = $1 }),
+            BenchOption(nil, "no-pin", "Leave the loop threads unpinned (default: each loop bound to one CPU).", flag { $0.noPin = true }),
         ]),
         ("REQUEST", [
-            BenchOption("m", "method", value: "method", "The request method.", default: "GET") { o, v in
-                o.method = v
-                return nil
-            },
-            BenchOption("H", "header", value: "Name: value", "A request header (repeatable).") { o, v in
-                o.headers.append(v)
-                return nil
-            },
-            BenchOption(nil, "body", value: "@file|text", "The request body: @file for a file's bytes, else the text itself.") { o, v in
-                o.body = v
-                return nil
-            },
-            BenchOption(nil, "no-keepalive", "A new connection for every request (Connection: close).") { o, _ in
-                o.noKeepAlive = true
-                return nil
-            },
-            BenchOption(nil, "timeout", value: "time", "Fail a request that takes longer than this (e.g. 2s).") { o, v in
-                o.timeout = v
-                return nil
-            },
+            BenchOption("m", "method", value: "method", "The request method.", default: "GET", text { $0.method = $1 }),
+            BenchOption("H", "header", value: "Name: value", "A request header (repeatable).", text { $0.headers.append($1) }),
+            BenchOption(nil, "body", value: "@file|text", "The request body: @file for a file's bytes, else the text itself.", text { $0.body = $1 }),
+            BenchOption(nil, "no-keepalive", "A new connection for every request (Connection: close).", flag { $0.noKeepAlive = true }),
+            BenchOption(nil, "timeout", value: "time", "Fail a request that takes longer than this (e.g. 2s).", text { $0.timeout = $1 }),
         ]),
         ("TLS AND PROXY", [
-            BenchOption("k", "insecure", "Do not verify the server's certificate.") { o, _ in
-                o.insecure = true
-                return nil
-            },
-            BenchOption(nil, "cacert", value: "file", "Trust the CA certificates in this PEM file.") { o, v in
-                o.cacert = v
-                return nil
-            },
-            BenchOption("x", "proxy", value: "[http://|socks5://][user:password@]host[:port]", "Use this proxy.") { o, v in
-                o.proxy = v
-                return nil
-            },
+            BenchOption("k", "insecure", "Do not verify the server's certificate.", flag { $0.insecure = true }),
+            BenchOption(nil, "cacert", value: "file", "Trust the CA certificates in this PEM file.", text { $0.cacert = $1 }),
+            BenchOption("x", "proxy", value: "[http://|socks5://][user:password@]host[:port]", "Use this proxy.", text { $0.proxy = $1 }),
         ]),
         ("OUTPUT", [
-            BenchOption(nil, "json", "Print the results as one JSON object.") { o, _ in
-                o.json = true
-                return nil
-            },
-            BenchOption(nil, "hdr-log", value: "file", "Write each interval's latency histogram to file (HdrHistogram interval log).") { o, v in
-                o.hdrLog = v
-                return nil
-            },
-            BenchOption(nil, "hdr-digits", value: "n", "Significant digits of the latency histogram, 1 to 5.", default: "3") { o, v in
-                integer(v) { o.hdrDigits = $0 }
-            },
-            BenchOption(nil, "interval", value: "time", "Interval of the live status line and the histogram log.", default: "1s") { o, v in
-                o.interval = v
-                return nil
-            },
+            BenchOption(nil, "json", "Print the results as one JSON object.", flag { $0.json = true }),
+            BenchOption(nil, "hdr-log", value: "file", "Write each interval's latency histogram to file (HdrHistogram interval log).", text { $0.hdrLog = $1 }),
+            BenchOption(nil, "hdr-digits", value: "n", "Significant digits of the latency histogram, 1 to 5.", default: "3", integer { $0.hdrDigits = $1 }),
+            BenchOption(nil, "interval", value: "time", "Interval of the live status line and the histogram log.", default: "1s", text { $0.interval = $1 }),
         ]),
     ]
 }

@@ -3,8 +3,8 @@ import Courier
 import Glibc
 #endif
 
-/// A checked `courier bench` command line (``BenchOptions``): the client's configuration, the one request every
-/// connection repeats, and the load.
+/// A checked `courier bench` command line (``BenchOptions``): the client's configuration, the one
+/// request every connection repeats, and the load.
 struct BenchPlan {
     let url: String
     let configuration: HTTPClientConfiguration

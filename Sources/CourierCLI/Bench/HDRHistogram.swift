@@ -176,8 +176,9 @@ struct HDRHistogram: Sendable, Equatable {
     /// holds a value outside the half-buckets counted here.
     mutating func add(_ other: HDRHistogram) {
         precondition(other.countsLength == countsLength && other.unitMagnitude == unitMagnitude && other.subBucketCount == subBucketCount)
-        guard other.totalCount > 0, let first = other.storage.firstIndex(where: { $0 != 0 }) else { return }
-        let last = other.storage.lastIndex(where: { $0 != 0 })!
+        guard other.totalCount > 0, let first = other.storage.firstIndex(where: { $0 != 0 }),
+            let last = other.storage.lastIndex(where: { $0 != 0 })
+        else { return }
         reserve(covering: other.storageStart + first)
         reserve(covering: other.storageStart + last)
         let shift = other.storageStart - storageStart
