@@ -70,6 +70,9 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     /// When connecting must be done (TCP, and a SOCKS5 handshake): nil without a connect timeout.
     @exclusivity(unchecked) var connectDeadline: Deadline?
     @exclusivity(unchecked) var establishment = ConnectionEstablishment()
+    /// The addresses and TLS facts of `establishment`, boxed for every request's metrics (made
+    /// when the first request is attached, after setup finished).
+    @exclusivity(unchecked) var facts: ConnectionFacts?
     @exclusivity(unchecked) var setupTimer: TimerID?
 
     // The request in flight.
@@ -150,15 +153,14 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
             execution.connectionUnusable()
             return
         }
-        guard let start = execution.attach(to: self, establishment: establishment, reused: machine.uses > 0) else {
+        // The connect and TLS times go to the first request only; the addresses and TLS facts,
+        // boxed once here, to every request.
+        let first = machine.uses == 0
+        if first || facts == nil { facts = ConnectionFacts(establishment) }
+        guard let start = execution.attach(to: self, facts: facts!, establishment: first ? establishment : nil) else {
             // Cancelled while waiting: hand the connection straight back.
             pool.connectionReleased(self, reusable: true)
             return
-        }
-        // The connect and TLS times go to the first request only. Once the connection has carried
-        // a request, `attach` never reads them again (`reused`), so there is nothing to clear.
-        if machine.uses == 0 {
-            establishment = ConnectionEstablishment(localAddress: establishment.localAddress, remoteAddress: establishment.remoteAddress, tlsInfo: establishment.tlsInfo)
         }
         self.execution = execution
         requestWritten = false

@@ -140,12 +140,13 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
     /// Copies a parsed head out of the read buffer into `storage` when nothing else holds it
     /// (``HTTPHeaderView/owned(reusing:)``).
     init(_ head: HTTPResponseHead, reusing storage: inout ByteBuffer) {
-        let reason = head.reason.string
-        // The same byte count means the bytes were read as UTF-8, so they are `reason`'s own
-        // (an ISO-8859-1 reading turns each byte over 0x7F into two).
-        self.init(
-            version: head.version, status: head.status, reason: reason, headers: head.headers.owned(reusing: &storage),
-            framing: head.framing, isKeepAlive: head.isKeepAlive,
-            reasonBytes: reason.utf8.count == head.reason.count ? nil : head.reason.bytes)
+        // Member by member rather than through the public initializer, which copied the whole
+        // head once more and compared the reason's bytes with its own UTF-8 again.
+        version = head.version
+        status = head.status
+        (reason, otherReasonBytes) = head.reasonText
+        headers = head.headers.owned(reusing: &storage)
+        framing = head.framing
+        isKeepAlive = head.isKeepAlive
     }
 }

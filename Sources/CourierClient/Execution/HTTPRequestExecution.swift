@@ -337,7 +337,9 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
 
     /// The connection is about to run this execution; returns what to send, or nil if it was
     /// cancelled meanwhile (it then ends here).
-    func attach(to connection: HTTP1Connection, establishment: ConnectionEstablishment, reused: Bool) -> Attempt? {
+    /// `establishment`: how the connection was made, for its first request only (nil when the
+    /// connection is reused); `facts`: its addresses and TLS, shared by all its requests.
+    func attach(to connection: HTTP1Connection, facts: ConnectionFacts, establishment: ConnectionEstablishment?) -> Attempt? {
         // `poolTimer` belongs to the home loop (this may be another loop): decide from the
         // immutable settings that make `armPoolTimer` arm one, and let the hop do the rest.
         if deadline != nil || client.configuration.poolWaitTimeout != nil { cancelPoolTimer() }
@@ -345,8 +347,8 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
             end(failure: ClientError(.cancelled))
             return nil
         }
-        metrics.reusedConnection = reused
-        if !reused {
+        metrics.reusedConnection = establishment == nil
+        if let establishment {
             metrics.resolveStart = establishment.resolveStart
             metrics.resolveEnd = establishment.resolveEnd
             metrics.resolution = establishment.resolution
@@ -355,14 +357,7 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
             metrics.tlsStart = establishment.tlsStart
             metrics.tlsEnd = establishment.tlsEnd
         }
-        metrics.localAddress = establishment.localAddress
-        metrics.remoteAddress = establishment.remoteAddress
-        if let info = establishment.tlsInfo {
-            metrics.tlsVersion = info.version
-            metrics.tlsCipher = info.cipher
-            metrics.tlsSessionReused = info.sessionReused
-            metrics.peerCertificates = info.verifiedChain
-        }
+        metrics.connection = facts
         metrics.requestStart = nil
         metrics.requestEnd = nil
         metrics.responseStart = nil
@@ -469,9 +464,14 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
 
     /// Hands the final response head to the delegate, with the body's decoding set up.
     func deliverHead(_ head: HTTPClientResponseHead) {
-        let fields = head.headers.values(for: "Content-Encoding")
-        // No field is the plan `.none`: most responses skip making one.
-        let plan = fields.isEmpty ? .none : ContentDecodingPlan(contentEncoding: fields, decoding: client.configuration.decompression)
+        // Most responses have no Content-Encoding (the plan `.none`): one pass over the names
+        // finds that, and no list of values is made.
+        guard head.headers.contains("Content-Encoding") else {
+            delegate.didReceiveHead(self, head)
+            return
+        }
+        let plan = ContentDecodingPlan(
+            contentEncoding: head.headers.values(for: "Content-Encoding"), decoding: client.configuration.decompression)
         switch plan {
         case .decode(let codings):
             decoder = ContentDecoder(codings: codings, limits: client.configuration.decompressionLimits)

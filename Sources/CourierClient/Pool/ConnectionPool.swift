@@ -22,7 +22,7 @@ final class ConnectionPool: Sendable {
         // Unchecked: only ever touched under the pool's lock, and no input reaches back into
         // the pool while the machine or the table is being changed.
         @exclusivity(unchecked) var machine: ConnectionPoolStateMachine<Int>
-        @exclusivity(unchecked) var connections: [Int: HTTP1Connection] = [:]
+        @exclusivity(unchecked) var connections = ConnectionTable<HTTP1Connection>()
 
         init(key: PoolKey, machine: ConnectionPoolStateMachine<Int>) {
             self.key = key
@@ -179,8 +179,8 @@ final class ConnectionPool: Sendable {
     ) {
         let entry = connection.poolEntry
         let actions = state.withLock { _ -> ConnectionPoolStateMachine<Int>.Actions? in
-            guard entry.connections[connection.id] != nil else { return nil }
-            if forget { entry.connections[connection.id] = nil }
+            guard let slot = entry.connections.index(of: connection.id) else { return nil }
+            if forget { entry.connections.remove(at: slot) }
             return body(&entry.machine)
         }
         if let actions { run(actions, entry: entry, timeouts: configuration.timeouts, releasing: releasing ? connection : nil) }
@@ -272,7 +272,7 @@ final class ConnectionPool: Sendable {
                 // Skipping it saves a loop hop per reused request.
                 break
             case .closeConnection(let id):
-                guard let connection = state.withLock({ _ in entry.connections.removeValue(forKey: id) }) else { continue }
+                guard let connection = state.withLock({ _ in entry.connections.removeValue(forID: id) }) else { continue }
                 connection.loop.execute { connection.closeFromPool() }
             case .failWaiter(let waiter, let error):
                 guard let execution = state.withLock({ take(waiter, &$0) }) else { continue }

@@ -67,7 +67,8 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     }
 
     /// What one input asks for, in order: up to two actions inline, so the per-request inputs
-    /// (a lease, a release) allocate nothing.
+    /// (a lease, a release) allocate nothing. Those build their lists with `Actions(…)`: an array
+    /// literal makes a variadic array first, and destroying it costs about 300 instructions.
     public typealias Actions = ActionList<Action>
 
     private enum ConnectionState: Hashable, Sendable {
@@ -83,7 +84,7 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     }
 
     public let configuration: Configuration
-    private var connections: [ConnectionID: Connection] = [:]
+    private var connections = ConnectionTable<Connection>()
     /// Idle connections, least recently used first; leases pop from the end (LIFO).
     private var idleStack: [ConnectionID] = []
     /// Waiting requests, oldest first.
@@ -118,10 +119,10 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     /// A request wants a connection.
     public mutating func requestConnection(waiter: WaiterID) -> Actions {
         if shuttingDown { return [.failWaiter(waiter, ClientError(.poolShutdown))] }
-        precondition(!waiters.contains(waiter), "waiter \(waiter) is already queued")
+        precondition(waiters.isEmpty || !waiters.contains(waiter), "waiter \(waiter) is already queued")
         if let id = idleStack.popLast() {
             // Every idle id is in the table (parking puts it in both; closing takes it from both).
-            return [.cancelIdleTimer(id), lease(id, at: connections.index(forKey: id)!, to: waiter)]
+            return Actions(.cancelIdleTimer(id), lease(id, at: connections.index(of: id)!, to: waiter))
         }
         waiters.append(waiter)
         var actions: Actions = [.enqueue(waiter)]
@@ -131,15 +132,15 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
 
     /// A connection attempt succeeded: lease it to the oldest waiter, or park it.
     public mutating func connectionEstablished(_ id: ConnectionID) -> Actions {
-        guard let index = connections.index(forKey: id), connections.values[index].state == .connecting else {
+        guard let index = connections.index(of: id), connections[slot: index].state == .connecting else {
             // Forgotten (shutdown aborted it): it must not stay open.
             return [.closeConnection(id)]
         }
         connectingCount -= 1
         if let waiter = waiters.popFirst() {
-            return [lease(id, at: index, to: waiter)]
+            return Actions(lease(id, at: index, to: waiter))
         }
-        return [park(id, at: index)]
+        return Actions(park(id, at: index))
     }
 
     /// A connection attempt failed. See the type's policy notes: no new attempt is started; the
@@ -164,10 +165,10 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     /// if waiters need one).
     public mutating func connectionReleased(_ id: ConnectionID, reusable: Bool) -> Actions {
         // One table lookup for the whole release (this runs once per request).
-        guard let index = connections.index(forKey: id), connections.values[index].state == .leased else {
+        guard let index = connections.index(of: id), connections[slot: index].state == .leased else {
             preconditionFailure("release of connection \(id), which is not leased")
         }
-        let outOfUses = configuration.maximumUses.map { connections.values[index].uses >= $0 } ?? false
+        let outOfUses = configuration.maximumUses.map { connections[slot: index].uses >= $0 } ?? false
         if shuttingDown || !reusable || outOfUses {
             connections.remove(at: index)
             var actions: Actions = [.closeConnection(id)]
@@ -176,9 +177,9 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
             return actions
         }
         if let waiter = waiters.popFirst() {
-            return [lease(id, at: index, to: waiter)]
+            return Actions(lease(id, at: index, to: waiter))
         }
-        return [park(id, at: index)]
+        return Actions(park(id, at: index))
     }
 
     /// The driver saw a connection close on its own: an idle connection closed by the server
@@ -239,7 +240,7 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
             connections[id] = nil
         }
         idleStack.removeAll()
-        for (id, connection) in connections.sorted(by: { $0.key < $1.key }) where connection.state == .connecting {
+        for (id, connection) in connections.sorted(by: { $0.id < $1.id }) where connection.state == .connecting {
             actions.append(.closeConnection(id))
             connections[id] = nil
         }
@@ -252,14 +253,14 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
 
     /// The helpers take the connection's place in the table, which their callers have just
     /// found: one lookup per input.
-    private mutating func lease(_ id: ConnectionID, at index: Dictionary<ConnectionID, Connection>.Index, to waiter: WaiterID) -> Action {
-        connections.values[index].state = .leased
-        connections.values[index].uses += 1
+    private mutating func lease(_ id: ConnectionID, at index: Int, to waiter: WaiterID) -> Action {
+        connections[slot: index].state = .leased
+        connections[slot: index].uses += 1
         return .lease(id, to: waiter)
     }
 
-    private mutating func park(_ id: ConnectionID, at index: Dictionary<ConnectionID, Connection>.Index) -> Action {
-        connections.values[index].state = .idle
+    private mutating func park(_ id: ConnectionID, at index: Int) -> Action {
+        connections[slot: index].state = .idle
         idleStack.append(id)
         return .scheduleIdleTimer(id)
     }
@@ -289,12 +290,12 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
             return "\(connections.count) connections over the limit \(configuration.maximumConnections)"
         }
         if !waiters.isEmpty && !idleStack.isEmpty { return "waiters wait while a connection is idle" }
-        if connectingCount != connections.values.filter({ $0.state == .connecting }).count {
+        if connectingCount != connections.filter({ $0.value.state == .connecting }).count {
             return "connecting count is off"
         }
         if Set(idleStack).count != idleStack.count { return "a connection is idle twice" }
-        if Set(idleStack) != Set(connections.filter { $0.value.state == .idle }.keys) { return "idle set is off" }
-        if let max = configuration.maximumUses, connections.values.contains(where: { $0.uses > max }) {
+        if Set(idleStack) != Set(connections.filter { $0.value.state == .idle }.map(\.id)) { return "idle set is off" }
+        if let max = configuration.maximumUses, connections.contains(where: { $0.value.uses > max }) {
             return "a connection exceeded maximumUses"
         }
         if shuttingDown && (!waiters.isEmpty || !idleStack.isEmpty || connectingCount != 0) {

@@ -34,15 +34,37 @@ public struct HTTPClientMetrics: Sendable {
     public var resolution: ResolutionSource?
     /// Whether a new connection's addresses were served from the client's DNS cache.
     public var resolvedFromCache: Bool { resolution == .cache }
-    public var localAddress: SocketAddress?
-    public var remoteAddress: SocketAddress?
-    public var tlsVersion: String?
-    public var tlsCipher: String?
+    public var localAddress: SocketAddress? {
+        get { connection?.values.localAddress }
+        set { modifyConnection { $0.localAddress = newValue } }
+    }
+    public var remoteAddress: SocketAddress? {
+        get { connection?.values.remoteAddress }
+        set { modifyConnection { $0.remoteAddress = newValue } }
+    }
+    public var tlsVersion: String? {
+        get { connection?.values.tlsVersion }
+        set { modifyConnection { $0.tlsVersion = newValue } }
+    }
+    public var tlsCipher: String? {
+        get { connection?.values.tlsCipher }
+        set { modifyConnection { $0.tlsCipher = newValue } }
+    }
     /// Whether the connection's TLS handshake resumed an earlier session (a TLS 1.2 ticket or a
     /// TLS 1.3 PSK) rather than a full handshake.
-    public var tlsSessionReused = false
+    public var tlsSessionReused: Bool {
+        get { connection?.values.tlsSessionReused ?? false }
+        set { modifyConnection { $0.tlsSessionReused = newValue } }
+    }
     /// The verified peer chain, leaf first, for a pinning policy to judge.
-    public var peerCertificates: [TLSCertificate] = []
+    public var peerCertificates: [TLSCertificate] {
+        get { connection?.values.peerCertificates ?? [] }
+        set { modifyConnection { $0.peerCertificates = newValue } }
+    }
+    /// The addresses and TLS facts above, as the connection that carried the request made them
+    /// once for every request it carries: attaching a request to a connection is one reference,
+    /// not six fields with their arrays and strings (and so is every copy of the metrics).
+    var connection: ConnectionFacts?
     /// Redirects followed before this request (each request of a chain has metrics of its own,
     /// see ``HTTPClientResponseDelegate/didRedirect(_:response:to:metrics:)``).
     public var redirectCount = 0
@@ -50,4 +72,42 @@ public struct HTTPClientMetrics: Sendable {
     public var retried = false
 
     init(fetchStart: Deadline) { self.fetchStart = fetchStart }
+
+    /// Sets one connection fact through a new box: boxes are shared by requests and never change.
+    private mutating func modifyConnection(_ change: (inout ConnectionFacts.Values) -> Void) {
+        var values = connection?.values ?? ConnectionFacts.Values()
+        change(&values)
+        connection = ConnectionFacts(values)
+    }
+}
+
+/// What a connection is, for the metrics of each request it carries (``HTTPClientMetrics``):
+/// made once, when the connection carries its first request, and never changed.
+final class ConnectionFacts: Sendable {
+    struct Values: Sendable {
+        var localAddress: SocketAddress?
+        var remoteAddress: SocketAddress?
+        var tlsVersion: String?
+        var tlsCipher: String?
+        var tlsSessionReused = false
+        var peerCertificates: [TLSCertificate] = []
+    }
+
+    let values: Values
+
+    init(_ values: Values) {
+        self.values = values
+    }
+
+    /// The facts of a connection established as `establishment` says.
+    convenience init(_ establishment: ConnectionEstablishment) {
+        var values = Values(localAddress: establishment.localAddress, remoteAddress: establishment.remoteAddress)
+        if let info = establishment.tlsInfo {
+            values.tlsVersion = info.version
+            values.tlsCipher = info.cipher
+            values.tlsSessionReused = info.sessionReused
+            values.peerCertificates = info.verifiedChain
+        }
+        self.init(values)
+    }
 }

@@ -21,6 +21,19 @@ public struct HTTPResponseHead: Sendable, Hashable {
     public var reason: HTTPBytes {
         HTTPBytes(headers.block.slice(offset: reasonStart, count: reasonLength))
     }
+
+    /// The reason phrase as text, decoded like a field value (UTF-8 when valid, else
+    /// ISO-8859-1), and its exact bytes when they are not that text's UTF-8 (RFC 9112 §4
+    /// allows obs-text). Read in place: no slice of the block is made.
+    package var reasonText: (text: String, otherBytes: [UInt8]?) {
+        guard reasonLength > 0, let block = headers.storedBlock else { return ("", nil) }
+        return block.withUnsafeReadableBytes { raw in
+            // Safe: the parser found the phrase inside this block.
+            let bytes = UnsafeRawBufferPointer(rebasing: raw[reasonStart..<reasonStart &+ reasonLength])
+            let decoded = FieldText.decode(bytes)
+            return (decoded.string, decoded.isLatin1 ? Array(bytes) : nil)
+        }
+    }
 }
 
 /// A parsed request head, as the loopback test and demo servers read it.
