@@ -199,7 +199,10 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
         execution.bodyKind = kind
         let action = machine.startRequest(head: start.head, host: start.host, body: kind, expectContinue: start.expectContinue, bodyReplayable: true)
         process(action)
-        if self.execution === execution { drainInbound() }
+        // Bytes read before the request (or a paused read) are the machine's to judge now. With
+        // none buffered and reading on, it could only answer `.wait(.read)`, which changes
+        // nothing: most requests skip asking.
+        if self.execution === execution, readBuffer.readableBytes > 0 || !interest.contains(.read) { drainInbound() }
     }
 
     /// Cancels `execution` if it is the one in flight here.

@@ -59,6 +59,10 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     @exclusivity(unchecked) private var homeLoop: EventLoop
     /// True while the start job runs ``acquire()``; touched on `homeLoop` only.
     @exclusivity(unchecked) private var acquiringInStartJob = false
+    /// What the last request derived (credentials, pool key, head). Kept across `reuse`: it
+    /// depends only on the request it names and the client's fixed configuration. Touched by
+    /// `acquire` and `attach`, one thread at a time like the members below.
+    @exclusivity(unchecked) private var route: RequestRoute?
 
     // One thread at a time (see the type's comment). Internal rather than private only where
     // the redirect extension (`HTTPRequestExecution+Redirects.swift`) needs them.
@@ -247,32 +251,14 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
             end(failure: ClientError(.totalTimeout, phase: history.isEmpty ? .pool : .redirect, detail: "before the request was made"))
             return
         }
-        do {
-            urlAuthorization = try Self.authorization(from: request.url)
-        } catch {
-            end(failure: error)
-            return
+        let key: PoolKey
+        if let route, route.serves(request) {
+            urlAuthorization = route.urlAuthorization
+            key = route.key
+        } else {
+            guard let made = deriveRoute() else { return }
+            key = made
         }
-        let proxy: ProxyServer?
-        do {
-            proxy = request.url.scheme == .unix ? nil : try client.configuration.proxy.proxy(for: request.url)
-        } catch {
-            end(failure: ClientError(.invalidRequest, phase: .proxy, cause: error, detail: error.description))
-            return
-        }
-        if let proxy, proxy.scheme.isSOCKS {
-            do {
-                try Self.checkSOCKS(proxy, host: request.url.host)
-            } catch {
-                end(failure: ClientError(.invalidRequest, phase: .proxy, cause: error, detail: error.description))
-                return
-            }
-        }
-        // The request's own TLS settings and trust evaluator (if any) are part of the key:
-        // connections made with different trust settings are never shared.
-        let https = request.url.scheme == .https
-        let tls = https ? (request.tls ?? client.configuration.tls) : nil
-        let key = PoolKey(origin: request.url.origin, tls: tls, trustEvaluator: https ? request.serverTrustEvaluator : nil, proxy: proxy)
         let proceed = shared.withLock { shared -> Bool in
             if shared.cancelled { return false }
             shared.location = .waiting(key)
@@ -281,6 +267,22 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         guard proceed else { end(failure: ClientError(.cancelled)); return }
         armPoolTimer(key)
         client.pool.acquire(self, key: key, timeouts: timeouts)
+    }
+
+    /// Derives the request's credentials and pool key, and remembers them as `route` (unless
+    /// the proxy comes from the environment, which is read again for each request). Ends the
+    /// execution and returns nil when the request cannot be sent.
+    private func deriveRoute() -> PoolKey? {
+        do {
+            let made = try RequestRoute(request, configuration: client.configuration)
+            urlAuthorization = made.urlAuthorization
+            // An environment proxy is read again for each request: its settings may change.
+            if case .environment = client.configuration.proxy { route = nil } else { route = made }
+            return made.key
+        } catch {
+            end(failure: error)
+            return nil
+        }
     }
 
     /// A time limit on waiting for a connection: the pool wait timeout or the total deadline.
@@ -366,7 +368,14 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         hold.reset()
         attemptLoop = connection.loop
         // Through a SOCKS5 tunnel requests are in origin form, as to the origin itself.
-        let head = makeHead(proxied: connection.key.proxy?.scheme == .http && request.url.scheme == .http)
+        let proxied = connection.key.proxy?.scheme == .http && request.url.scheme == .http
+        let head: HTTPRequestHead
+        if let route, route.serves(request), let made = route.head(proxied: proxied) {
+            head = made
+        } else {
+            head = makeHead(proxied: proxied)
+            if let route, route.serves(request) { route.remember(head, proxied: proxied) }
+        }
         sentHead = head
         return Attempt(head: head,
                        host: request.url.hostHeader, body: request.body,

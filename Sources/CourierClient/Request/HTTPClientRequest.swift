@@ -52,6 +52,12 @@ public struct HTTPClientRequest: Sendable {
         return storage
     }
 
+    /// Whether `other` is this very request (the same box, so every member is the same): a
+    /// request changed since was copied into a box of its own.
+    func isSameRequest(as other: HTTPClientRequest) -> Bool {
+        storage === other.storage
+    }
+
     public var method: HTTPMethod {
         _read { yield storage.method }
         _modify { yield &uniqueStorage().method }
