@@ -197,7 +197,9 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
             bodySource = source
         }
         execution.bodyKind = kind
-        let action = machine.startRequest(head: start.head, host: start.host, body: kind, expectContinue: start.expectContinue, bodyReplayable: true)
+        let action = machine.startRequest(
+            head: start.head, host: start.host, body: kind, expectContinue: start.expectContinue, bodyReplayable: true,
+            source: start.source)
         process(action)
         // Bytes read before the request (or a paused read) are the machine's to judge now. With
         // none buffered and reading on, it could only answer `.wait(.read)`, which changes

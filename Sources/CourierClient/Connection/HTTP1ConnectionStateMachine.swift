@@ -72,6 +72,9 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         var host: String?
         var framing: RequestBodyFraming
         var forbidsReuse: Bool
+        /// What the caller said the head was made from (``startRequest(head:host:body:expectContinue:bodyReplayable:source:)``).
+        /// Held, so its identity cannot pass to another object while these bytes are kept.
+        var source: (any AnyObject & Sendable)?
 
         /// Byte for byte (text equality would call canonically equivalent strings equal).
         func matches(_ other: HTTPRequestHead, host otherHost: String?, framing otherFraming: RequestBodyFraming) -> Bool {
@@ -177,9 +180,16 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         return (head, expectContinue || asked)
     }
 
+    /// Starts a request: its head (with `host` as `Host`, RFC 9112 §3.2) goes out first.
+    ///
+    /// `source`: what the caller made `head`, `host`, `body` and `expectContinue` from, when it
+    /// makes them the same way every time from the same object (the client passes the request's
+    /// storage, from which it derives them for this connection). The head sent last on this
+    /// connection from the same source is then sent again as its bytes without comparing the
+    /// heads; without a source (or from another one) the heads are compared byte for byte.
     public mutating func startRequest(
         head: HTTPRequestHead, host: String? = nil, body: RequestBodyKind, expectContinue: Bool = false,
-        bodyReplayable: Bool = true
+        bodyReplayable: Bool = true, source: (any AnyObject & Sendable)? = nil
     ) -> Action {
         switch phase {
         case .closed:
@@ -194,7 +204,9 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         let hasBody = body == .chunked || (body != .none && body != .knownLength(0))
         let bytes: ByteBuffer
         let forbidsReuse: Bool
-        if let encoded = encodedHead, encoded.matches(head, host: host, framing: framing) {
+        if let encoded = encodedHead,
+            source.map { $0 === encoded.source } ?? false || encoded.matches(head, host: host, framing: framing)
+        {
             // The head this connection sent last, byte for byte (a load generator, a poller):
             // it was checked and encoded then, and `headBuffer` still holds those bytes.
             bytes = headBuffer
@@ -215,7 +227,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
             // A large head's buffer is not kept: an idle connection holds no more than a page.
             if fresh.capacity <= 4096 {
                 headBuffer = fresh
-                encodedHead = EncodedHead(head: head, host: host, framing: framing, forbidsReuse: forbidsReuse)
+                encodedHead = EncodedHead(head: head, host: host, framing: framing, forbidsReuse: forbidsReuse, source: source)
             }
             bytes = fresh
         }

@@ -36,6 +36,9 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         var body: HTTPClientRequestBody?
         var expectContinue: Bool
         var deadline: Deadline?
+        /// What `head` was derived from on this connection: the request's box (see
+        /// ``HTTP1ConnectionStateMachine/startRequest(head:host:body:expectContinue:bodyReplayable:source:)``).
+        var source: any AnyObject & Sendable
     }
 
     enum BodyDisposition {
@@ -379,7 +382,7 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         sentHead = head
         return Attempt(head: head,
                        host: request.url.hostHeader, body: request.body,
-                       expectContinue: request.expectContinue, deadline: deadline)
+                       expectContinue: request.expectContinue, deadline: deadline, source: request.identity)
     }
 
     private func makeHead(proxied: Bool) -> HTTPRequestHead {

@@ -58,6 +58,9 @@ public struct HTTPClientRequest: Sendable {
         storage === other.storage
     }
 
+    /// The box, as an identity: everything derived from this request alone is derived from it.
+    var identity: any AnyObject & Sendable { storage }
+
     public var method: HTTPMethod {
         _read { yield storage.method }
         _modify { yield &uniqueStorage().method }

@@ -1,5 +1,6 @@
 import CourierClient
 import CourierCore
+import CourierHTTP1
 import Dispatch
 import Testing
 
@@ -48,6 +49,43 @@ import Testing
             #expect(first.body == Array("first".utf8))
             #expect(first.events.filter { $0 == .finished }.count == 1)
             #expect(first.head?.headers[first: "X-Second"] == nil)
+        }
+    }
+
+    /// One request value sent again and again (what the execution and the connection keep
+    /// derived from it is reused), then changed copies of it: each change reaches the wire, on
+    /// the same connection, and the unchanged value sent after them is sent as it was.
+    @Test func theSameRequestAgainAndChangedCopiesOfItAreEachSentAsTheyAre() throws {
+        try withClientAndServer { client, server in
+            server.route("/echo") { request, connection in
+                let tag = request.headers.first { $0.name == "X-Tag" }?.value ?? "-"
+                try connection.respond(body: "\(request.indexOnConnection) \(request.method) \(request.target) \(tag)")
+            }
+            let request = try get("\(server.baseURL)/echo?q=1")
+            var tagged = request
+            try tagged.headers.append(name: "X-Tag", value: "one")
+            var retagged = request
+            try retagged.headers.append(name: "X-Tag", value: "two")
+            var moved = request
+            moved.url = try HTTPURL("\(server.baseURL)/echo?q=2")
+            let expected = [
+                (request, "0 GET /echo?q=1 -"), (request, "1 GET /echo?q=1 -"), (tagged, "2 GET /echo?q=1 one"),
+                (retagged, "3 GET /echo?q=1 two"), (moved, "4 GET /echo?q=2 -"), (request, "5 GET /echo?q=1 -"),
+                (tagged, "6 GET /echo?q=1 one"),
+            ]
+            var spare: HTTPRequestExecution?
+            var previous: HTTPRequestExecution?
+            for (sent, body) in expected {
+                let delegate = RecordingDelegate()
+                let execution = client.execute(sent, delegate: delegate, reusing: &spare)
+                #expect(delegate.wait(seconds: 20))
+                #expect(delegate.error == nil)
+                #expect(delegate.bodyString == body)
+                Self.settle(client)
+                spare = previous
+                previous = execution
+            }
+            #expect(server.connectionsAccepted == 1)
         }
     }
 

@@ -53,6 +53,29 @@ struct EncodedHeadReuseTests {
         #expect(Self.secondWrite(after: first, http10).hasPrefix("GET /a HTTP/1.0\r\n"))
     }
 
+    /// What the client passes as `source` (its request's box): a head from the same source is
+    /// the caller's word that it is the same head, so its bytes go out without a comparison; from
+    /// another source, or with none, the heads are compared as above.
+    @Test func aHeadFromTheSameSourceIsTakenAsTheSameHead() {
+        final class Source: Sendable {}
+        let source = Source()
+        let first = ConnectionHarness.get("/a")
+        let second = ConnectionHarness.get("/b")
+        func secondWrite(_ head: HTTPRequestHead, from other: Source?) -> String {
+            var h = ConnectionHarness()
+            _ = h.start(first, source: source)
+            _ = h.receive(Self.ok)
+            guard case .write(let bytes, _) = h.start(head, source: other) else { return "not a write" }
+            return String(decoding: bytes.readableBytesArray(), as: UTF8.self)
+        }
+        #expect(secondWrite(second, from: source).hasPrefix("GET /a "), "the same source: not compared")
+        #expect(secondWrite(second, from: Source()).hasPrefix("GET /b "))
+        #expect(secondWrite(second, from: nil).hasPrefix("GET /b "))
+        #expect(secondWrite(first, from: Source()).hasPrefix("GET /a "))
+        // Two heads built alike (two boxes) are compared byte for byte and found the same.
+        #expect(Self.secondWrite(after: ConnectionHarness.get("/a"), ConnectionHarness.get("/a")).hasPrefix("GET /a "))
+    }
+
     @Test func aHeadAskingToCloseAfterAReusedOneIsObeyed() {
         let close = ConnectionHarness.get("/", headers: ["Connection": "close"])
         var h = ConnectionHarness()

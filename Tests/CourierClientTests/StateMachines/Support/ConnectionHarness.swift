@@ -27,10 +27,11 @@ struct ConnectionHarness {
 
     mutating func start(
         _ head: HTTPRequestHead = get(), body: HTTP1ConnectionStateMachine.RequestBodyKind = .none,
-        expectContinue: Bool = false, bodyReplayable: Bool = true
+        expectContinue: Bool = false, bodyReplayable: Bool = true, source: (any AnyObject & Sendable)? = nil
     ) -> ConnAction {
         record(machine.startRequest(
-            head: head, host: "example.com", body: body, expectContinue: expectContinue, bodyReplayable: bodyReplayable))
+            head: head, host: "example.com", body: body, expectContinue: expectContinue, bodyReplayable: bodyReplayable,
+            source: source))
     }
 
     mutating func part(_ s: String) -> ConnAction { record(machine.requestBodyPart(ByteBuffer(string: s))) }
