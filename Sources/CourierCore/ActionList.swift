@@ -68,6 +68,15 @@ public struct ActionList<Action>: Sequence {
         for action in more { try body(action) }
     }
 
+    /// Whether an action satisfies `predicate`, slot by slot (as ``forEach(_:)``).
+    @inlinable public func contains(where predicate: (Action) throws -> Bool) rethrows -> Bool {
+        guard let one else { return false }
+        if try predicate(one) { return true }
+        guard let two else { return false }
+        if try predicate(two) { return true }
+        return try more.contains(where: predicate)
+    }
+
     @inlinable public func makeIterator() -> Iterator { Iterator(actions: self) }
 
     @frozen

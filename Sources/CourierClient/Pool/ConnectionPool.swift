@@ -232,7 +232,9 @@ final class ConnectionPool: Sendable {
             return state.waiters.removeValue(forKey: waiter)
         }
         let key = entry.key
-        for action in actions {
+        // `forEach`, not `for in`: an iterator holds a copy of the whole list and hands out a
+        // copy of each action.
+        actions.forEach { action in
             switch action {
             case .createConnection(let id):
                 let loop = group.next()
@@ -244,19 +246,19 @@ final class ConnectionPool: Sendable {
                 break
             case .lease(let id, let waiter):
                 let (connection, execution) = state.withLock { (entry.connections[id], take(waiter, &$0)) }
-                guard let execution else { continue }
+                guard let execution else { return }
                 guard let connection else {
                     // The connection closed on its loop (EOF or stray bytes while idle) between
                     // the machine's lease and now, and the machine already forgot it: the execution
                     // must not be dropped, it asks for another connection.
                     execution.connectionUnusable()
-                    continue
+                    return
                 }
                 execution.leased(connection)
                 connection.run(leased: execution)
             case .scheduleIdleTimer(let id):
                 let parked = releasing.flatMap { $0.id == id ? $0 : nil }
-                guard let connection = parked ?? state.withLock({ _ in entry.connections[id] }) else { continue }
+                guard let connection = parked ?? state.withLock({ _ in entry.connections[id] }) else { return }
                 let timeout = configuration.idleConnectionTimeout
                 // A release comes from the connection's own loop: arming a timer there re-enters
                 // nothing, so it needs no loop hop per request.
@@ -272,10 +274,10 @@ final class ConnectionPool: Sendable {
                 // Skipping it saves a loop hop per reused request.
                 break
             case .closeConnection(let id):
-                guard let connection = state.withLock({ _ in entry.connections.removeValue(forID: id) }) else { continue }
+                guard let connection = state.withLock({ _ in entry.connections.removeValue(forID: id) }) else { return }
                 connection.loop.execute { connection.closeFromPool() }
             case .failWaiter(let waiter, let error):
-                guard let execution = state.withLock({ take(waiter, &$0) }) else { continue }
+                guard let execution = state.withLock({ take(waiter, &$0) }) else { return }
                 execution.poolFailed(error)
             case .shutdownComplete:
                 state.withLock { _ = $0.shutdownPending.remove(key) }

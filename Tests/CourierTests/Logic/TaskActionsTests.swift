@@ -16,6 +16,20 @@ import Testing
         #expect(actions.count == 5 && !actions.isEmpty)
     }
 
+    /// `contains(where:)` looks at every slot, inline and past them, and at nothing else.
+    @Test func containsLooksAtEverySlot() {
+        var actions = MachineActions.none
+        #expect(!actions.contains { _ in true })
+        actions.append(.publishResumed)
+        for completed in 1...4 { actions.append(.reportDownload(completed: Int64(completed))) }
+        for wanted in 1...4 {
+            #expect(actions.contains { fixture.names(MachineActions($0)) == ["report(\(wanted))"] })
+        }
+        #expect(actions.contains { fixture.names(MachineActions($0)) == ["publishResumed"] })
+        #expect(!actions.contains { fixture.names(MachineActions($0)) == ["report(5)"] })
+        #expect(!actions.contains { fixture.names(MachineActions($0)) == ["publishSuspended"] })
+    }
+
     @Test func concatenationKeepsBothSidesInOrder() {
         let left = MachineActions(.publishResumed, .reportDownload(completed: 1))
         let right = MachineActions(.reportDownload(completed: 2), .publishSuspended)
