@@ -18,14 +18,8 @@ struct LongFieldNameTests {
 
     @Test("one notable byte at every position of a 40-byte name", arguments: bytes, 0..<40)
     func notableByte(_ b: UInt8, _ position: Int) {
-        var name = [UInt8](repeating: UInt8(ascii: "n"), count: 40)
-        name[position] = b
-        let prefix = Array("HTTP/1.1 200 OK\r\nX".utf8)
-        let input = prefix + name + Array("Y: v\r\nContent-Length: 0\r\n\r\n".utf8)
-        var fixture = Fixture(name: "long name")
-        fixture.input = input
-        let log = expectSameForEveryFeeding(input) { runResponseParser(fixture, $0) }
-        let offset = prefix.count + position
+        let (log, name, offset) = LongFieldValueTests.parse(
+            b, at: position, in: "n", after: "HTTP/1.1 200 OK\r\nX", before: "Y: v\r\nContent-Length: 0\r\n\r\n")
         if CharacterClassTests.tchar.contains(b) {
             #expect(log.errors.isEmpty, "\(log)")
             #expect(log.lines.contains("field \"X\(Fixture.escape(name))Y\" \"v\""), "\(log)")
