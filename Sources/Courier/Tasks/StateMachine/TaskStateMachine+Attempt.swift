@@ -1,3 +1,4 @@
+import CourierClient
 import FoundationEssentials
 
 // One attempt of a task — one HTTP request — as the task state machine tracks it.
@@ -35,5 +36,27 @@ extension TaskStateMachine {
         /// The response is the task's. `writingHeld`: a part held while deciding is being
         /// handed to the download sink; the end waits for it.
         case delivering(writingHeld: Bool)
+    }
+}
+
+// How an attempt's transport is adopted, paused and resumed.
+extension TaskStateMachine {
+    /// The handle `execute` returned, once the attempt has it.
+    func adopt(_ transport: Transport, into attempt: inout Attempt) {
+        if case .launching = attempt.transport { attempt.transport = .running(transport) }
+    }
+
+    /// `.pause` (and a debt of `resumeReading()`) when the task may not read now.
+    func pauseUnlessReadable(_ attempt: inout Attempt) -> HTTPClientBodyDemand {
+        if mayRead(attempt) { return .more }
+        attempt.transportPaused = true
+        return .pause
+    }
+
+    /// The transport to resume when it is paused and nothing holds it any more.
+    func resumeIfAllowed(_ attempt: inout Attempt) -> Transport? {
+        guard attempt.transportPaused, mayRead(attempt), let transport = attempt.transport.handle else { return nil }
+        attempt.transportPaused = false
+        return transport
     }
 }

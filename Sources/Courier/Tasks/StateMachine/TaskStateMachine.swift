@@ -18,26 +18,6 @@ struct TaskStateMachine<Transport: AnyObject & Sendable, Sink: AnyObject & Senda
     typealias Action = TaskAction<Transport, Sink>
     typealias Actions = TaskActions<Transport, Sink>
 
-    /// Where the task is.
-    enum Phase {
-        /// Created, never resumed.
-        case idle
-        /// Resumed; the session is preparing the next request, ``pendingRequest`` (checks,
-        /// cache, conversion).
-        case preparing
-        /// A transport request is in flight.
-        case running(Attempt)
-        /// An attempt failed and the task's retrier decides whether another is made
-        /// (``retryFailure`` is the failure that stands if not).
-        case retrying
-        /// Cancelled while a transport request was in flight: waiting for it to confirm. `transport`
-        /// is nil while `execute` has not returned the handle yet.
-        case canceling(attempt: Int, transport: Transport?)
-        /// The download's body is complete and its file is being finished: too late to cancel.
-        case finishing
-        case completed
-    }
-
     private(set) var phase: Phase = .idle
     /// The caller suspended the task: reading pauses at the next body part.
     private(set) var suspended = true
@@ -547,24 +527,6 @@ extension TaskStateMachine {
         part.withUnsafeReadableBytes { body.append(contentsOf: $0) }
         bodyBytes += Int64(count)
         return .appended
-    }
-
-    private mutating func adopt(_ transport: Transport, into attempt: inout Attempt) {
-        if case .launching = attempt.transport { attempt.transport = .running(transport) }
-    }
-
-    /// `.pause` (and a debt of `resumeReading()`) when the task may not read now.
-    private func pauseUnlessReadable(_ attempt: inout Attempt) -> HTTPClientBodyDemand {
-        if mayRead(attempt) { return .more }
-        attempt.transportPaused = true
-        return .pause
-    }
-
-    /// The transport to resume when it is paused and nothing holds it any more.
-    private func resumeIfAllowed(_ attempt: inout Attempt) -> Transport? {
-        guard attempt.transportPaused, mayRead(attempt), let transport = attempt.transport.handle else { return nil }
-        attempt.transportPaused = false
-        return transport
     }
 
     /// Something the session found ends the task: the attempt is stopped and its later events
