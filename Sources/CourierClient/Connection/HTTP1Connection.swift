@@ -156,8 +156,14 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
         // The connect and TLS times go to the first request only; the addresses and TLS facts,
         // boxed once here, to every request.
         let first = machine.uses == 0
-        if first || facts == nil { facts = ConnectionFacts(establishment) }
-        guard let start = execution.attach(to: self, facts: facts!, establishment: first ? establishment : nil) else {
+        let facts: ConnectionFacts
+        if !first, let kept = self.facts {
+            facts = kept
+        } else {
+            facts = ConnectionFacts(establishment)
+            self.facts = facts
+        }
+        guard let start = execution.attach(to: self, facts: facts, establishment: first ? establishment : nil) else {
             // Cancelled while waiting: hand the connection straight back.
             pool.connectionReleased(self, reusable: true)
             return

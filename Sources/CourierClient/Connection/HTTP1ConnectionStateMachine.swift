@@ -182,11 +182,12 @@ public struct HTTP1ConnectionStateMachine: Sendable {
 
     /// Starts a request: its head (with `host` as `Host`, RFC 9112 §3.2) goes out first.
     ///
-    /// `source`: what the caller made `head`, `host`, `body` and `expectContinue` from, when it
-    /// makes them the same way every time from the same object (the client passes the request's
-    /// storage, from which it derives them for this connection). The head sent last on this
-    /// connection from the same source is then sent again as its bytes without comparing the
-    /// heads; without a source (or from another one) the heads are compared byte for byte.
+    /// `source`: what the caller made `head`, `host` and `expectContinue` from, when it makes them
+    /// the same way every time from the same object (the client passes the request's storage,
+    /// from which it derives them for this connection). The head sent last on this connection
+    /// from the same source, with the same body framing (`body` is measured for each request: a
+    /// file may have changed size), is then sent again as its bytes without comparing the heads;
+    /// without a source (or from another one) the heads are compared byte for byte.
     public mutating func startRequest(
         head: HTTPRequestHead, host: String? = nil, body: RequestBodyKind, expectContinue: Bool = false,
         bodyReplayable: Bool = true, source: (any AnyObject & Sendable)? = nil
@@ -204,8 +205,11 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         let hasBody = body == .chunked || (body != .none && body != .knownLength(0))
         let bytes: ByteBuffer
         let forbidsReuse: Bool
+        // The framing is compared even for the same source: it comes from the body as it is now
+        // (a file's size is read for each request).
         if let encoded = encodedHead,
-            source.map { $0 === encoded.source } ?? false || encoded.matches(head, host: host, framing: framing)
+            source.map { $0 === encoded.source && encoded.framing == framing } ?? false
+                || encoded.matches(head, host: host, framing: framing)
         {
             // The head this connection sent last, byte for byte (a load generator, a poller):
             // it was checked and encoded then, and `headBuffer` still holds those bytes.

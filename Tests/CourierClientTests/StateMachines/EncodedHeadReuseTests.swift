@@ -61,14 +61,19 @@ struct EncodedHeadReuseTests {
         let source = Source()
         let first = ConnectionHarness.get("/a")
         let second = ConnectionHarness.get("/b")
-        func secondWrite(_ head: HTTPRequestHead, from other: Source?) -> String {
+        func secondWrite(
+            _ head: HTTPRequestHead, from other: Source?, body: HTTP1ConnectionStateMachine.RequestBodyKind = .none
+        ) -> String {
             var h = ConnectionHarness()
             _ = h.start(first, source: source)
             _ = h.receive(Self.ok)
-            guard case .write(let bytes, _) = h.start(head, source: other) else { return "not a write" }
+            guard case .write(let bytes, _) = h.start(head, body: body, source: other) else { return "not a write" }
             return String(decoding: bytes.readableBytesArray(), as: UTF8.self)
         }
         #expect(secondWrite(second, from: source).hasPrefix("GET /a "), "the same source: not compared")
+        // The same source with a body measured anew (a file that grew): framed as it is now.
+        let measured = secondWrite(first, from: source, body: .knownLength(3))
+        #expect(measured.hasPrefix("GET /a ") && measured.contains("Content-Length: 3\r\n"))
         #expect(secondWrite(second, from: Source()).hasPrefix("GET /b "))
         #expect(secondWrite(second, from: nil).hasPrefix("GET /b "))
         #expect(secondWrite(first, from: Source()).hasPrefix("GET /a "))
