@@ -19,8 +19,11 @@ import Glibc
 final class SystemTrustStore: @unchecked Sendable {
     /// The `X509_STORE*`. Lives as long as the process (``shared`` is never released).
     let store: OpaquePointer
-    /// The thread that parsed the store (`pthread_self()`): tests check it was not an event loop.
-    let loadingThread: pthread_t
+    /// The name of the thread that parsed the store (`/proc/thread-self/comm`): tests check it
+    /// was not an event loop (`courier-loop…`). A name rather than a `pthread_t`: thread ids are
+    /// reused once a thread exits, so an id recorded by an earlier run could match a loop started
+    /// since.
+    let loadingThreadName: String
 
     /// The process's one store, parsed by the first caller (callers that come meanwhile wait for
     /// it: a Swift `static let` is initialised exactly once, thread-safely).
@@ -36,7 +39,19 @@ final class SystemTrustStore: @unchecked Sendable {
         // A missing default file or directory is not an error, but leaves entries in the queue.
         OpenSSLErrorQueue.clear()
         self.store = store
-        self.loadingThread = pthread_self()
+        self.loadingThreadName = Self.currentThreadName()
+    }
+
+    /// The calling thread's name as the kernel has it, or "" if it cannot be read.
+    private static func currentThreadName() -> String {
+        let fd = open("/proc/thread-self/comm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        // Safe: `read` writes at most the buffer's count of bytes into it.
+        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return "" }
+        return String(decoding: bytes[..<count].prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
     }
 
     deinit { X509_STORE_free(store) }

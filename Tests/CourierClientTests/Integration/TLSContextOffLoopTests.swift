@@ -90,14 +90,17 @@ import Testing
         try Self.withClient(threads: 2, configure: {
             $0.tls.trustRoots = [.system, .file(TestCertificates.path("ca.pem"))]
         }) { client, group in
-            let loopThreads = group.loops.map { loop in loop.submitAndWait { pthread_self() } }
             let server = try Self.helloServer(tls: ServerTLS())
             defer { server.shutdown() }
             let result = run(client, try get("\(server.baseURL)/hello"))
             #expect(result.bodyString == "hello", "\(String(describing: result.error))")
-            // The store is parsed once per process, by whoever needs it first; never by a loop.
-            let loader = try SystemTrustStore.shared.get().loadingThread
-            #expect(!loopThreads.contains { pthread_equal($0, loader) != 0 }, "the system trust store was parsed on an event loop")
+            // The store is parsed once per process, by whoever needs it first; never by a loop
+            // (this client's or an earlier one's: every loop is named `courier-loop…`).
+            let loader = try SystemTrustStore.shared.get().loadingThreadName
+            #expect(!loader.isEmpty, "the loading thread's name was not read")
+            #expect(!loader.hasPrefix(eventLoopThreadPrefix), "the system trust store was parsed on an event loop (\(loader))")
+            // The premise: this client's loops carry that prefix.
+            #expect(group.loops.allSatisfy { $0.submitAndWait { currentThreadName() }.hasPrefix(eventLoopThreadPrefix) })
         }
     }
 }
