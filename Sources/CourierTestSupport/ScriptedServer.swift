@@ -154,6 +154,14 @@ public final class ScriptedServer: Sendable {
         core.waitFor(.accepted, count, timeout: timeout)
     }
 
+    /// Waits until at least `count` TLS handshakes have failed on the server's side (it records a
+    /// failure after sending its alert, so a client can see the alert first). Returns false on
+    /// timeout.
+    @discardableResult
+    public func waitForHandshakeFailures(_ count: Int, timeout: Duration = .seconds(10)) -> Bool {
+        core.waitFor(.handshakeFailures, count, timeout: timeout)
+    }
+
     /// Waits until no connection is open (the client closed them all). Returns false on timeout.
     @discardableResult
     public func waitForAllConnectionsClosed(timeout: Duration = .seconds(10)) -> Bool {
@@ -182,7 +190,7 @@ final class ServerCore: Sendable {
         var delay: Duration?
     }
 
-    enum Counter { case requests, accepted, openAtMost }
+    enum Counter { case requests, accepted, openAtMost, handshakeFailures }
 
     let address: ServerAddress
     let listener: Listener
@@ -226,6 +234,7 @@ final class ServerCore: Sendable {
 
     func handshakeFinished(ok: Bool) {
         stats.withLock { if ok { $0.handshakes += 1 } else { $0.handshakeFailures += 1 } }
+        notifyWaiters()
     }
 
     func connectionClosed() {
@@ -238,6 +247,7 @@ final class ServerCore: Sendable {
         case .requests: log.totalCount
         case .accepted: stats.withLock { $0.accepted }
         case .openAtMost: stats.withLock { $0.open }
+        case .handshakeFailures: stats.withLock { $0.handshakeFailures }
         }
     }
 

@@ -140,6 +140,7 @@ import Testing
             let cause = try #require(try Self.tlsFailure(client, "\(server.baseURL)/hello"))
             #expect(cause.reason == .protocolVersionMismatch, "\(cause)")
             #expect(cause.peerAlert == 70, "protocol_version: \(cause)")
+            #expect(server.waitForHandshakeFailures(1))
             #expect(server.tlsHandshakeFailures == 1)
         }
     }
@@ -152,6 +153,7 @@ import Testing
             let cause = try #require(try Self.tlsFailure(client, "\(server.baseURL)/hello"))
             #expect(cause.reason == .protocolVersionMismatch, "\(cause)")
             #expect(cause.peerAlert == 70, "protocol_version: \(cause)")
+            #expect(server.waitForHandshakeFailures(1))
             #expect(server.tlsHandshakeFailures == 1)
         }
     }
@@ -220,6 +222,7 @@ import Testing
             #expect(cause.reason == .handshakeFailed, "\(cause)")
             #expect(cause.peerAlert == 116, "\(cause)")
             #expect(server.requests.isEmpty)
+            #expect(server.waitForHandshakeFailures(1))
             #expect(server.tlsHandshakeFailures == 1)
         }
     }
