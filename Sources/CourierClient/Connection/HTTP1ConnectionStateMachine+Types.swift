@@ -105,7 +105,9 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
     /// The reason's bytes when they are not `reason`'s UTF-8; nil (nothing allocated) otherwise.
     private var otherReasonBytes: [UInt8]?
     /// The header fields; each keeps its exact bytes (``HTTPField/valueBytes``, RFC 9110 §5.5).
-    public var headers: HTTPFields
+    public var headers: HTTPFields {
+        didSet { contentEncodingAbsent = false }
+    }
     /// How the body was delimited.
     public var framing: BodyFraming
     /// Whether the server allowed the connection to be reused (RFC 9112 §9.3).
@@ -116,6 +118,10 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
     /// more layers than `ContentDecodingPlan.maximumLayers`) or decompression is off: then no
     /// coding is undone and the body arrives exactly as received (`ContentDecodingPlan`).
     public var undecodedContentCodings: [String] = []
+    /// The parser saw no `Content-Encoding` among `headers` (RFC 9110 §8.4), so the client need
+    /// not search for one. False when not known: a head made by hand, or once `headers` changed.
+    /// Not part of `==`: it only says something about `headers`.
+    private(set) var contentEncodingAbsent: Bool
 
     /// - Parameter reasonBytes: the reason phrase's bytes; nil means `reason`'s UTF-8.
     public init(
@@ -129,6 +135,7 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
         self.headers = headers
         self.framing = framing
         self.isKeepAlive = isKeepAlive
+        self.contentEncodingAbsent = false
     }
 
     /// Copies a parsed head out of the read buffer.
@@ -142,11 +149,32 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
     init(_ head: HTTPResponseHead, reusing storage: inout ByteBuffer) {
         // Member by member rather than through the public initializer, which copied the whole
         // head once more and compared the reason's bytes with its own UTF-8 again.
+        let reason = head.reasonText
+        let headers = head.headers.owned(reusing: &storage)
         version = head.version
         status = head.status
-        (reason, otherReasonBytes) = head.reasonText
-        headers = head.headers.owned(reusing: &storage)
+        self.reason = reason.text
+        otherReasonBytes = reason.otherBytes
+        self.headers = headers
         framing = head.framing
         isKeepAlive = head.isKeepAlive
+        contentEncodingAbsent = !head.hasContentEncoding
+    }
+
+    public static func == (lhs: HTTPClientResponseHead, rhs: HTTPClientResponseHead) -> Bool {
+        lhs.version == rhs.version && lhs.status == rhs.status && lhs.reason == rhs.reason
+            && lhs.otherReasonBytes == rhs.otherReasonBytes && lhs.headers == rhs.headers && lhs.framing == rhs.framing
+            && lhs.isKeepAlive == rhs.isKeepAlive && lhs.undecodedContentCodings == rhs.undecodedContentCodings
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(version)
+        hasher.combine(status)
+        hasher.combine(reason)
+        hasher.combine(otherReasonBytes)
+        hasher.combine(headers)
+        hasher.combine(framing)
+        hasher.combine(isKeepAlive)
+        hasher.combine(undecodedContentCodings)
     }
 }

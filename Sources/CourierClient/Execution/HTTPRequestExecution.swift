@@ -476,9 +476,9 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
 
     /// Hands the final response head to the delegate, with the body's decoding set up.
     func deliverHead(_ head: HTTPClientResponseHead) {
-        // Most responses have no Content-Encoding (the plan `.none`): one pass over the names
-        // finds that, and no list of values is made.
-        guard head.headers.contains("Content-Encoding") else {
+        // Most responses have no Content-Encoding (the plan `.none`): the parser says so, or one
+        // pass over the names finds it, and no list of values is made.
+        guard !head.contentEncodingAbsent, head.headers.contains("Content-Encoding") else {
             delegate.didReceiveHead(self, head)
             return
         }

@@ -16,6 +16,9 @@ public struct HTTPResponseHead: Sendable, Hashable {
     /// without `Connection: close`, or HTTP/1.0 with `Connection: keep-alive`, and a body that
     /// is not delimited by the connection closing.
     public let isKeepAlive: Bool
+    /// Whether a `Content-Encoding` field is among `headers` (RFC 9110 §8.4), noted by the parser
+    /// as it read the names.
+    package let hasContentEncoding: Bool
 
     /// The reason phrase, possibly empty (RFC 9112 §4). Clients should ignore it.
     public var reason: HTTPBytes {
@@ -30,8 +33,33 @@ public struct HTTPResponseHead: Sendable, Hashable {
         return block.withUnsafeReadableBytes { raw in
             // Safe: the parser found the phrase inside this block.
             let bytes = UnsafeRawBufferPointer(rebasing: raw[reasonStart..<reasonStart &+ reasonLength])
+            if let standard = Self.standardReason(status, matching: bytes) { return (standard, nil) }
             let decoded = FieldText.decode(bytes)
             return (decoded.string, decoded.isLatin1 ? Array(bytes) : nil)
+        }
+    }
+
+    /// The phrase RFC 9110 §15 gives `status`, when `bytes` are exactly that phrase, for the
+    /// commonest codes. The result is a literal, built into the program: no bytes are decoded,
+    /// and copying the text counts and frees nothing.
+    private static func standardReason(_ status: Int, matching bytes: UnsafeRawBufferPointer) -> String? {
+        func matches(_ phrase: StaticString) -> Bool {
+            guard bytes.count == phrase.utf8CodeUnitCount else { return false }
+            let p = phrase.utf8Start
+            for i in 0..<bytes.count where bytes[i] != p[i] { return false }
+            return true
+        }
+        switch status {
+        case 200: return matches("OK") ? "OK" : nil
+        case 201: return matches("Created") ? "Created" : nil
+        case 204: return matches("No Content") ? "No Content" : nil
+        case 206: return matches("Partial Content") ? "Partial Content" : nil
+        case 301: return matches("Moved Permanently") ? "Moved Permanently" : nil
+        case 302: return matches("Found") ? "Found" : nil
+        case 304: return matches("Not Modified") ? "Not Modified" : nil
+        case 400: return matches("Bad Request") ? "Bad Request" : nil
+        case 404: return matches("Not Found") ? "Not Found" : nil
+        default: return nil
         }
     }
 }

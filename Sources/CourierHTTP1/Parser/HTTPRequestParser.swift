@@ -45,7 +45,8 @@ enum RequestRole: MessageRole {
     static func framingRole(_ line: StartLine, requestMethod: RequestMethodKind) -> BodyFraming.Role { .request }
 
     static func head(
-        block: ByteBuffer, line: StartLine, fields: [HTTPFieldSpan], framing: BodyFraming, keepAlive: Bool
+        block: ByteBuffer, line: StartLine, fields: [HTTPFieldSpan], framing: BodyFraming, keepAlive: Bool,
+        hasContentEncoding: Bool
     ) -> (HTTPRequestParserEvent, HeadDisposition) {
         let name = block.withUnsafeReadableBytes { String(decoding: $0[0..<line.methodLength], as: UTF8.self) }
         // The scanner has checked the method is a non-empty token, so this cannot fail.

@@ -84,13 +84,14 @@ enum ResponseRole: MessageRole {
     }
 
     static func head(
-        block: ByteBuffer, line: StartLine, fields: [HTTPFieldSpan], framing: BodyFraming, keepAlive: Bool
+        block: ByteBuffer, line: StartLine, fields: [HTTPFieldSpan], framing: BodyFraming, keepAlive: Bool,
+        hasContentEncoding: Bool
     ) -> (HTTPResponseParserEvent, HeadDisposition) {
         let head = HTTPResponseHead(
             version: line.version, status: line.status,
             reasonStart: line.reasonStart, reasonLength: line.reasonLength,
             headers: HTTPHeaderView(block: block, spans: fields),
-            framing: framing, isKeepAlive: keepAlive)
+            framing: framing, isKeepAlive: keepAlive, hasContentEncoding: hasContentEncoding)
         if line.status == 101 { return (.switchingProtocols(head), .upgrade) }
         if line.status < 200 { return (.informational(head), .interim) }
         return (.head(head), .message)

@@ -33,6 +33,10 @@ struct FramingFields: Sendable {
     var hasOtherCoding = false
     var connectionClose = false
     var connectionKeepAlive = false
+    /// A `Content-Encoding` field was seen (RFC 9110 §8.4). Not framing, but the client asks on
+    /// every response, and noting it here costs one length test per field where a search of the
+    /// names afterwards cost a pass over them all.
+    var contentEncoding = false
 }
 
 /// Finds and validates the lines of one header block (start line, field lines, blank line).
@@ -474,13 +478,13 @@ struct HeaderBlockScanner: Sendable {
 
     /// The fields framing is read from (RFC 9112 §6, RFC 9110 §7.6.1).
     private enum FramingField {
-        case contentLength, transferEncoding, connection
+        case contentLength, transferEncoding, connection, contentEncoding
     }
 
     /// Which framing field a validated token name is, if any, compared eight bytes at a time.
     @inline(__always)
     private static func framingField(_ bytes: UnsafeRawBufferPointer, nameStart: Int, nameLength: Int) -> FramingField? {
-        guard nameLength == 10 || nameLength == 14 || nameLength == 17 else { return nil }
+        guard nameLength == 10 || nameLength == 14 || nameLength == 16 || nameLength == 17 else { return nil }
         let first = foldedWord(bytes, nameStart)
         switch nameLength {
         case 14 where first == 0x2d74_6e65_746e_6f63 /* "content-" */
@@ -490,6 +494,9 @@ struct HeaderBlockScanner: Sendable {
             && foldedWord(bytes, nameStart &+ 8) == 0x6e69_646f_636e_652d /* "-encodin" */
             && foldedWord(bytes, nameStart &+ 9) == 0x676e_6964_6f63_6e65 /* "encoding" */:
             return .transferEncoding
+        case 16 where first == 0x2d74_6e65_746e_6f63 /* "content-" */
+            && foldedWord(bytes, nameStart &+ 8) == 0x676e_6964_6f63_6e65 /* "encoding" */:
+            return .contentEncoding
         case 10 where first == 0x6974_6365_6e6e_6f63 /* "connecti" */
             && foldedWord(bytes, nameStart &+ 2) == 0x6e6f_6974_6365_6e6e /* "nnection" */:
             return .connection
@@ -509,6 +516,8 @@ struct HeaderBlockScanner: Sendable {
             try noteTransferEncoding(bytes, from: valueStart, to: valueEnd, base: base)
         case .connection?:
             noteConnection(bytes, from: valueStart, to: valueEnd)
+        case .contentEncoding?:
+            framing.contentEncoding = true
         case nil:
             break
         }

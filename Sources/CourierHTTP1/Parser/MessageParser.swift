@@ -10,7 +10,8 @@ protocol MessageRole {
     static func framingRole(_ line: StartLine, requestMethod: RequestMethodKind) -> BodyFraming.Role
     /// Builds the head event and says what follows it.
     static func head(
-        block: ByteBuffer, line: StartLine, fields: [HTTPFieldSpan], framing: BodyFraming, keepAlive: Bool
+        block: ByteBuffer, line: StartLine, fields: [HTTPFieldSpan], framing: BodyFraming, keepAlive: Bool,
+        hasContentEncoding: Bool
     ) -> (Event, HeadDisposition)
     static func body(_ bytes: ByteBuffer) -> Event
     static func end(_ trailers: HTTPHeaderView) -> Event
@@ -145,7 +146,8 @@ struct MessageParser<Role: MessageRole>: Sendable {
             fields: scanner.framing, configuration: configuration, headOffset: base)
         let keepAlive = BodyFraming.isKeepAlive(version: line.version, fields: scanner.framing, framing: framing)
         let (event, disposition) = Role.head(
-            block: buffer.slice(count: length), line: line, fields: scanner.fields, framing: framing, keepAlive: keepAlive)
+            block: buffer.slice(count: length), line: line, fields: scanner.fields, framing: framing, keepAlive: keepAlive,
+            hasContentEncoding: scanner.framing.contentEncoding)
         buffer.moveReaderIndex(forwardBy: length)
         offset &+= length
         scannerHoldsLastHead = true
