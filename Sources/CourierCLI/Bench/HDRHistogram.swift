@@ -122,9 +122,12 @@ struct HDRHistogram: Sendable, Equatable {
 
     /// Where `value` is counted.
     func index(of value: Int64) -> Int {
-        let bucketIndex = (64 - unitMagnitude - subBucketHalfCountMagnitude - 1) - (value | subBucketMask).leadingZeroBitCount
-        let subBucketIndex = Int(truncatingIfNeeded: value >> Int64(bucketIndex + unitMagnitude))
-        return ((bucketIndex + 1) << subBucketHalfCountMagnitude) + (subBucketIndex - subBucketHalfCount)
+        // Wrapping arithmetic and masking shifts (three histograms take a value per request, and
+        // the checked forms cost half the recording): for a value in 0...highestTrackableValue,
+        // as `record` clamps it, `bucketIndex` is in 0..<bucketCount and every shift is below 64.
+        let bucketIndex = (64 &- unitMagnitude &- subBucketHalfCountMagnitude &- 1) &- (value | subBucketMask).leadingZeroBitCount
+        let subBucketIndex = Int(truncatingIfNeeded: value &>> Int64(bucketIndex &+ unitMagnitude))
+        return ((bucketIndex &+ 1) &<< subBucketHalfCountMagnitude) &+ (subBucketIndex &- subBucketHalfCount)
     }
 
     /// The lowest value counted at `index`.

@@ -100,6 +100,9 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     /// The last response head's copy, kept to copy the next head into once its consumer has let
     /// go of it (``HTTPHeaderView/owned(reusing:)``).
     private var responseHeadBuffer = ByteBuffer()
+    /// The last response head's box, refilled for the next head once its consumer has let go of
+    /// it (``HTTPClientResponseHead/reused(_:reusing:box:)``).
+    private var responseHeadBox: HTTPClientResponseHead.Storage?
 
     /// The number of requests this connection may carry; nil for no limit.
     public let maximumUses: Int?
@@ -401,9 +404,12 @@ public struct HTTP1ConnectionStateMachine: Sendable {
                     break
                 }
                 request!.response = .body(keepAlive: head.isKeepAlive, tunnel: head.framing == .tunnel)
-                let owned = HTTPClientResponseHead(head, reusing: &responseHeadBuffer)
+                let owned = HTTPClientResponseHead.reused(head, reusing: &responseHeadBuffer, box: &responseHeadBox)
                 // As for request heads: an idle connection keeps no more than a page.
-                if responseHeadBuffer.capacity > 4096 { responseHeadBuffer = ByteBuffer() }
+                if responseHeadBuffer.capacity > 4096 {
+                    responseHeadBuffer = ByteBuffer()
+                    responseHeadBox = nil
+                }
                 return .forwardHead(owned, stopSendingBody: stop)
             case .body(let bytes):
                 return .forwardBody(bytes)
@@ -419,6 +425,10 @@ public struct HTTP1ConnectionStateMachine: Sendable {
             preconditionFailure("response end without a head")
         }
         self.request = nil
+        // The head has been delivered: unless its consumer kept it, its box lets go of the
+        // fields now, so the parser's span list and the head buffer are unique again when the
+        // next head is parsed and copied (shared, the parser's next reset would copy the list).
+        if isKnownUniquelyReferenced(&responseHeadBox), let box = responseHeadBox { box.releaseFields() }
         if tunnel {
             phase = .closed
             return .succeedRequest(trailers: trailers, then: .tunnel)
