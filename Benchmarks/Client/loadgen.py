@@ -19,35 +19,50 @@ BASELINE = os.environ.get("COURIER_BASELINE")
 SECONDS = 5
 
 
-def timed(argv):
+def timed_parts(argv):
+    """Runs `argv` on core 1: its output, user and system seconds, and maximum RSS in MiB."""
     p = subprocess.run(["taskset", "-c", "1", "/usr/bin/time", "-f", "TIME %U %S %M"] + argv, capture_output=True, text=True)
     m = re.search(r"TIME ([\d.]+) ([\d.]+) (\d+)", p.stderr)
-    return p.stdout, float(m.group(1)) + float(m.group(2)), int(m.group(3)) / 1024
+    return p.stdout, float(m.group(1)), float(m.group(2)), int(m.group(3)) / 1024
 
 
-def main():
+def timed(argv):
+    out, user, system, rss = timed_parts(argv)
+    return out, user + system, rss
+
+
+def with_small_url(body):
+    """Starts the client benchmark's nginx (one worker, core 0) and calls `body` with its
+    `/small` URL."""
     data = os.environ.get("BENCH_CACHE") or os.path.join(os.path.dirname(__file__), "..", ".build-bench", "data")
     nginx = run.Nginx(data, 0)
     nginx.start()
     try:
-        url = nginx.url("/small", False)
-        for c in (32, 256):
-            for _ in range(int(os.environ.get("REPS", "3"))):
-                out, cpu, rss = timed(["wrk", "-t1", f"-c{c}", f"-d{SECONDS}s", url])
-                rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-                report(c, "wrk", rps, cpu / (rps * SECONDS), rss)
-                for name, binary in [("courier", COURIER)] + ([("courier-base", BASELINE)] if BASELINE else []):
-                    out, cpu, rss = timed([binary, "bench", "-t", "1", "-c", str(c), "-d", f"{SECONDS}s", "--json", url])
-                    result = json.loads(out)
-                    report(c, name, result["requests_per_second"], cpu / result["requests"], rss)
-                out, cpu, rss = timed(["h2load", "--h1", "-t1", f"-c{c}", "-D", str(SECONDS), url])
-                rps = float(re.search(r"finished in [\d.]+s, ([\d.]+) req/s", out).group(1))
-                report(c, "h2load", rps, cpu / (rps * SECONDS), rss)
-                out, cpu, rss = timed(["ab", "-k", f"-c{c}", "-n", "100000", "-q", url])
-                rps = float(re.search(r"Requests per second:\s+([\d.]+)", out).group(1))
-                report(c, "ab", rps, cpu / 100000, rss)
+        body(nginx.url("/small", False))
     finally:
         nginx.stop()
+
+
+def main():
+    with_small_url(rounds)
+
+
+def rounds(url):
+    for c in (32, 256):
+        for _ in range(int(os.environ.get("REPS", "3"))):
+            out, cpu, rss = timed(["wrk", "-t1", f"-c{c}", f"-d{SECONDS}s", url])
+            rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+            report(c, "wrk", rps, cpu / (rps * SECONDS), rss)
+            for name, binary in [("courier", COURIER)] + ([("courier-base", BASELINE)] if BASELINE else []):
+                out, cpu, rss = timed([binary, "bench", "-t", "1", "-c", str(c), "-d", f"{SECONDS}s", "--json", url])
+                result = json.loads(out)
+                report(c, name, result["requests_per_second"], cpu / result["requests"], rss)
+            out, cpu, rss = timed(["h2load", "--h1", "-t1", f"-c{c}", "-D", str(SECONDS), url])
+            rps = float(re.search(r"finished in [\d.]+s, ([\d.]+) req/s", out).group(1))
+            report(c, "h2load", rps, cpu / (rps * SECONDS), rss)
+            out, cpu, rss = timed(["ab", "-k", f"-c{c}", "-n", "100000", "-q", url])
+            rps = float(re.search(r"Requests per second:\s+([\d.]+)", out).group(1))
+            report(c, "ab", rps, cpu / 100000, rss)
 
 
 def report(c, tool, rps, cpu_per_request, rss):

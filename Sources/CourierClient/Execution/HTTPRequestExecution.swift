@@ -155,10 +155,13 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         id = Self.ids.add(1, ordering: .relaxed).newValue
         shared.withLock { $0 = Shared() }
         cancelledFlag.store(false, ordering: .relaxed)
-        self.homeLoop = homeLoop
+        // Stored only when they differ: a caller that sends one request again from one
+        // delegate on one loop (`courier bench`) would otherwise pay a retain and a release for
+        // each, to put back what is there.
+        if self.homeLoop !== homeLoop { self.homeLoop = homeLoop }
         acquiringInStartJob = false
-        self.request = request
-        self.delegate = delegate
+        if !self.request.isSameRequest(as: request) { self.request = request }
+        if self.delegate !== delegate { self.delegate = delegate }
         let settings = Settings(client: client, request: request)
         timeouts = settings.timeouts
         redirects = settings.redirects
@@ -229,7 +232,10 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
 
     /// The start job (queued once, by ``start()``).
     package func runOnEventLoop() {
-        if let problem = Self.validate(request) {
+        // The same request again (the same box, ``RequestRoute/serves(_:)``) passed the checks
+        // when its route was made: a route is made only in `acquire`, after them, and the
+        // redirected requests that get routes of their own never reach a caller.
+        if route?.serves(request) != true, let problem = Self.validate(request) {
             end(failure: problem)
             return
         }

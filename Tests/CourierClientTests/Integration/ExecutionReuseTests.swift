@@ -89,6 +89,38 @@ import Testing
         }
     }
 
+    /// The checks a request must pass before a connection is asked for (no framing field set by
+    /// the caller) are skipped only for the very request that passed them in this execution: a
+    /// refused request is refused each time it is sent again, and a changed copy of a request
+    /// that passed is checked anew.
+    @Test func theChecksRunForEveryRequestThatHasNotPassedThem() throws {
+        try withClientAndServer { client, server in
+            server.route("/ok") { _, connection in try connection.respond(body: "ok") }
+            let good = try get("\(server.baseURL)/ok")
+            var bad = good
+            try bad.headers.append(name: "Content-Length", value: "0")
+            var spare: HTTPRequestExecution?
+            var made: [ObjectIdentifier] = []
+            for (sent, passes) in [(bad, false), (bad, false), (good, true), (good, true), (bad, false), (good, true)] {
+                let delegate = RecordingDelegate()
+                let execution = client.execute(sent, delegate: delegate, reusing: &spare)
+                made.append(ObjectIdentifier(execution))
+                #expect(delegate.wait(seconds: 20))
+                if passes {
+                    #expect(delegate.error == nil)
+                    #expect(delegate.bodyString == "ok")
+                } else {
+                    #expect(delegate.error?.code == .invalidRequest)
+                    #expect(delegate.bodyString == "")
+                }
+                Self.settle(client)
+                spare = execution
+            }
+            #expect(Set(made).count == 1, "every request ran in the one execution")
+            #expect(server.requests.count == 3, "a refused request never reaches the server")
+        }
+    }
+
     @Test func aReusedExecutionForgetsTheRedirectsOfItsLastRequest() throws {
         try withClientAndServer { client, server in
             server.route("/from") { _, connection in try connection.respond(status: 302, headers: [("Location", "/to")], body: "moved") }
