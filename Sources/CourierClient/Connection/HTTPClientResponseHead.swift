@@ -144,29 +144,31 @@ public struct HTTPClientResponseHead: Hashable, Sendable {
     static func reused(_ head: HTTPResponseHead, reusing storage: inout ByteBuffer, box: inout Storage?) -> Self {
         // Member by member rather than through the public initializer, which compared the
         // reason's bytes with its own UTF-8 again.
-        let reason = head.reasonText
+        let target: Storage
         // Unique first: the binding below is another reference.
         if isKnownUniquelyReferenced(&box), let kept = box {
             // The last head's fields let go of their buffer first (if the end of its response
             // has not already), so that it can be refilled in place.
             kept.releaseFields()
-            kept.version = head.version
-            kept.status = head.status
-            kept.reason = reason.text
-            kept.otherReasonBytes = reason.otherBytes
-            kept.headers = head.headers.owned(reusing: &storage)
-            kept.framing = head.framing
-            kept.isKeepAlive = head.isKeepAlive
-            if !kept.undecodedContentCodings.isEmpty { kept.undecodedContentCodings = [] }
-            kept.contentEncodingAbsent = !head.hasContentEncoding
-            return Self(storage: kept)
+            target = kept
+        } else {
+            // A new box, its members filled below like a kept one's.
+            target = Storage(
+                version: .http1_1, status: 0, reason: "", otherReasonBytes: nil, headers: HTTPFields(), framing: .none,
+                isKeepAlive: false, undecodedContentCodings: [], contentEncodingAbsent: false)
+            box = target
         }
-        let made = Storage(
-            version: head.version, status: head.status, reason: reason.text, otherReasonBytes: reason.otherBytes,
-            headers: head.headers.owned(reusing: &storage), framing: head.framing, isKeepAlive: head.isKeepAlive,
-            undecodedContentCodings: [], contentEncodingAbsent: !head.hasContentEncoding)
-        box = made
-        return Self(storage: made)
+        let reason = head.reasonText
+        target.version = head.version
+        target.status = head.status
+        target.reason = reason.text
+        target.otherReasonBytes = reason.otherBytes
+        target.headers = head.headers.owned(reusing: &storage)
+        target.framing = head.framing
+        target.isKeepAlive = head.isKeepAlive
+        if !target.undecodedContentCodings.isEmpty { target.undecodedContentCodings = [] }
+        target.contentEncodingAbsent = !head.hasContentEncoding
+        return Self(storage: target)
     }
 
     private init(storage: Storage) {
