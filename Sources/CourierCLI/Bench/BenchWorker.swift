@@ -28,9 +28,10 @@ final class BenchWorker: HTTPClientResponseDelegate, @unchecked Sendable {
     }
 
     /// Starts (or continues) this worker; called on an event loop.
-    func next() {
+    /// Starts the next request now or arms its timer. `now`: the time, when the caller just
+    /// read it (the end of the last response), to save reading the clock again.
+    func next(now: UInt64 = Deadline.now().uptimeNanoseconds) {
         guard remaining > 0 else { return finish() }
-        let now = Deadline.now().uptimeNanoseconds
         let sendAt = schedule.nextSend(now: now)
         guard sendAt < run.stopAt else { return finish() }
         if sendAt > now, let loop = run.currentLoop {
@@ -44,9 +45,10 @@ final class BenchWorker: HTTPClientResponseDelegate, @unchecked Sendable {
     private func send() {
         remaining -= 1
         status = 0
-        let next = run.client.execute(run.request, delegate: self, reusing: &spare)
-        spare = current
-        current = next
+        var next: HTTPRequestExecution? = run.client.execute(run.request, delegate: self, reusing: &spare)
+        // Swapped, not copied: `spare` is nil here, and a copy would retain and release.
+        swap(&current, &next)
+        swap(&spare, &next)
     }
 
     private func finish() {
@@ -69,7 +71,7 @@ final class BenchWorker: HTTPClientResponseDelegate, @unchecked Sendable {
         let end = (metrics.responseEnd ?? Deadline.now()).uptimeNanoseconds
         let latency = schedule.complete(at: end)
         run.slot.record.recordResponse(status: status, latency: latency, metrics: metrics)
-        next()
+        next(now: end)
     }
 
     func didFail(_ execution: HTTPRequestExecution, error: ClientError, metrics: HTTPClientMetrics) {
@@ -77,6 +79,6 @@ final class BenchWorker: HTTPClientResponseDelegate, @unchecked Sendable {
         _ = schedule.complete(at: end)
         run.slot.record.recordFailure(error, metrics: metrics)
         if run.reportErrors { run.noteError(error) }
-        next()
+        next(now: end)
     }
 }

@@ -193,16 +193,14 @@ extension HTTP1Connection {
         }
         while phase == .ready {
             let action = machine.nextInboundAction(&readBuffer)
+            let last: Bool
             switch action {
-            case .wait, .none:
-                process(action)
-                return
-            case .succeedRequest, .failRequest, .close:
-                process(action)
-                return
-            default:
-                process(action)
+            case .wait, .none, .succeedRequest, .failRequest, .close: last = true
+            default: last = false
             }
+            // Moved, not copied: `process` consumes it.
+            process(consume action)
+            if last { return }
         }
     }
 

@@ -163,7 +163,7 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
             facts = ConnectionFacts(establishment)
             self.facts = facts
         }
-        guard let start = execution.attach(to: self, facts: facts, establishment: first ? establishment : nil) else {
+        guard let start = execution.attach(to: self, facts: facts, isFirstRequest: first) else {
             // Cancelled while waiting: hand the connection straight back.
             pool.connectionReleased(self, reusable: true)
             return
@@ -206,7 +206,7 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
         let action = machine.startRequest(
             head: start.head, host: start.host, body: kind, expectContinue: start.expectContinue, bodyReplayable: true,
             source: start.source)
-        process(action)
+        process(consume action)
         // Bytes read before the request (or a paused read) are the machine's to judge now. With
         // none buffered and reading on, it could only answer `.wait(.read)`, which changes
         // nothing: most requests skip asking.
@@ -281,9 +281,10 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
         continueTimer = nil
     }
 
-    /// Executes one state machine action.
-    func process(_ action: HTTP1ConnectionStateMachine.Action) {
-        switch action {
+    /// Executes one state machine action. Consumed, so the payloads (a head, body bytes) move
+    /// out of it rather than being copied and the action destroyed after.
+    func process(_ action: consuming HTTP1ConnectionStateMachine.Action) {
+        switch consume action {
         case .write(let bytes, let then):
             execution?.sent(bytes: bytes.readableBytes, requestStartedAt: requestStartedAt)
             write(bytes)

@@ -106,7 +106,8 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     @exclusivity(unchecked) private var sentHead: HTTPRequestHead?
     @exclusivity(unchecked) private var poolTimer: TimerID?
     @exclusivity(unchecked) private var ended = false
-    /// `Basic …` from the current URL's user information, set by `acquire()` for each hop.
+    /// `Basic …` from the current URL's user information, set by `acquire()` for a hop whose
+    /// route is not kept (an environment proxy); a kept route carries its own.
     @exclusivity(unchecked) private var urlAuthorization: String?
 
     init(client: HTTPClient, request: HTTPClientRequest, delegate: any HTTPClientResponseDelegate, homeLoop: EventLoop) {
@@ -131,12 +132,12 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         let now: Deadline
         let deadline: Deadline?
 
-        init(client: HTTPClient, request: HTTPClientRequest) {
+        init(client: HTTPClient, request: HTTPClientRequest, now: Deadline = .now()) {
             timeouts = request.timeouts ?? client.configuration.timeouts
             redirects = request.redirects ?? client.configuration.redirects
             redirectHandler = request.redirectHandler ?? client.configuration.redirectHandler
-            now = Deadline.now()
-            deadline = timeouts.total.map { [now] in now + $0 }
+            self.now = now
+            deadline = timeouts.total.map { now + $0 }
         }
     }
 
@@ -160,30 +161,38 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         // each, to put back what is there.
         if self.homeLoop !== homeLoop { self.homeLoop = homeLoop }
         acquiringInStartJob = false
-        if !self.request.isSameRequest(as: request) { self.request = request }
         if self.delegate !== delegate { self.delegate = delegate }
-        let settings = Settings(client: client, request: request)
-        timeouts = settings.timeouts
-        redirects = settings.redirects
-        redirectHandler = settings.redirectHandler
-        deadline = settings.deadline
+        let now = Deadline.now()
+        if self.request.isSameRequest(as: request) {
+            // The same box from the same client (`isReusable`): the settings taken from them
+            // are the ones already here. Only the deadline moves.
+            deadline = timeouts.total.map { now + $0 }
+        } else {
+            self.request = request
+            let settings = Settings(client: client, request: request, now: now)
+            timeouts = settings.timeouts
+            redirects = settings.redirects
+            redirectHandler = settings.redirectHandler
+            deadline = settings.deadline
+        }
         // A plain request leaves these as they were made: skipped then.
         if !history.isEmpty { history = [] }
         if !hold.isPassing { hold = RedirectHold() }
         redirectHead = nil
         proposedRedirect = nil
         reply = nil
-        attemptLoop = nil
+        // `attemptLoop` is kept: `attach` sets it before anything reads it (it matters only
+        // once a response has arrived), and most reuses run on the same loop again.
         decisionTimer = nil
         decoder = nil
         decoded.clear()
-        metrics = HTTPClientMetrics(fetchStart: settings.now)
+        metrics = HTTPClientMetrics(fetchStart: now)
         retried = false
         headSent = false
         sentHead = nil
         poolTimer = nil
         ended = false
-        urlAuthorization = nil
+        if urlAuthorization != nil { urlAuthorization = nil }
         bodyKind = .none
     }
 
@@ -262,7 +271,6 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         }
         let key: PoolKey
         if let route, route.serves(request) {
-            urlAuthorization = route.urlAuthorization
             key = route.key
         } else {
             guard let made = deriveRoute() else { return }
@@ -284,6 +292,7 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     private func deriveRoute() -> PoolKey? {
         do {
             let made = try RequestRoute(request, configuration: client.configuration)
+            // Read by `makeHead` when `route` does not serve the request (an environment proxy).
             urlAuthorization = made.urlAuthorization
             // An environment proxy is read again for each request: its settings may change.
             if case .environment = client.configuration.proxy { route = nil } else { route = made }
@@ -348,9 +357,9 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
 
     /// The connection is about to run this execution; returns what to send, or nil if it was
     /// cancelled meanwhile (it then ends here).
-    /// `establishment`: how the connection was made, for its first request only (nil when the
-    /// connection is reused); `facts`: its addresses and TLS, shared by all its requests.
-    func attach(to connection: HTTP1Connection, facts: ConnectionFacts, establishment: ConnectionEstablishment?) -> Attempt? {
+    /// `isFirstRequest`: the connection's first request, which gets how the connection was made
+    /// (its `establishment`); `facts`: its addresses and TLS, shared by all its requests.
+    func attach(to connection: HTTP1Connection, facts: ConnectionFacts, isFirstRequest: Bool) -> Attempt? {
         // `poolTimer` belongs to the home loop (this may be another loop): decide from the
         // immutable settings that make `armPoolTimer` arm one, and let the hop do the rest.
         if deadline != nil || client.configuration.poolWaitTimeout != nil { cancelPoolTimer() }
@@ -358,8 +367,11 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
             end(failure: ClientError(.cancelled))
             return nil
         }
-        metrics.reusedConnection = establishment == nil
-        if let establishment {
+        // The connect and TLS times go to the connection's first request only. Read from the
+        // connection rather than passed: an optional copy of the record cost every request.
+        metrics.reusedConnection = !isFirstRequest
+        if isFirstRequest {
+            let establishment = connection.establishment
             metrics.resolveStart = establishment.resolveStart
             metrics.resolveEnd = establishment.resolveEnd
             metrics.resolution = establishment.resolution
@@ -375,7 +387,7 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         headSent = false
         decoder = nil
         hold.reset()
-        attemptLoop = connection.loop
+        if attemptLoop !== connection.loop { attemptLoop = connection.loop }
         // Through a SOCKS5 tunnel requests are in origin form, as to the origin itself.
         let proxied = connection.key.proxy?.scheme == .http && request.url.scheme == .http
         let head: HTTPRequestHead
@@ -393,6 +405,8 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
 
     private func makeHead(proxied: Bool) -> HTTPRequestHead {
         var headers = request.headers
+        let urlAuthorization: String?
+        if let route, route.serves(request) { urlAuthorization = route.urlAuthorization } else { urlAuthorization = self.urlAuthorization }
         // The caller's own Authorization field wins over the URL's user information.
         if let urlAuthorization, !headers.contains("Authorization") {
             try? headers.append(name: "Authorization", value: urlAuthorization)

@@ -121,17 +121,26 @@ final class ConnectionPool: Sendable {
     /// Only a queued execution enters the waiter table: one leased at once, or refused at once,
     /// is handed to `run` directly (`acquiring`).
     func acquire(_ execution: HTTPRequestExecution, key: PoolKey, timeouts: HTTPClientTimeouts) {
-        let (entry, actions) = state.withLock { state -> (Entry, ConnectionPoolStateMachine<Int>.Actions) in
+        let (entry, actions, leased) = state.withLock { state -> (Entry, ConnectionPoolStateMachine<Int>.Actions, HTTP1Connection?) in
             let entry = state.entry(for: key, configuration: machineConfiguration())
-            if state.isShutDown { return (entry, [.failWaiter(execution.id, ClientError(.poolShutdown))]) }
+            if state.isShutDown { return (entry, [.failWaiter(execution.id, ClientError(.poolShutdown))], nil) }
             // A cancel that came between the execution marking itself waiting and this lock found
             // nothing queued to remove: honour it here.
-            if execution.isCancelled { return (entry, [.failWaiter(execution.id, ClientError(.cancelled))]) }
+            if execution.isCancelled { return (entry, [.failWaiter(execution.id, ClientError(.cancelled))], nil) }
             let actions = entry.machine.requestConnection(waiter: execution.id)
-            if actions.contains(where: { if case .enqueue = $0 { true } else { false } }) { state.waiters[execution.id] = execution }
-            return (entry, actions)
+            // An idle connection leased at once is looked up here, under the lock that leased
+            // it, rather than under a second one in `run`.
+            var leased: HTTP1Connection?
+            actions.forEach { action in
+                switch action {
+                case .enqueue: state.waiters[execution.id] = execution
+                case .lease(let id, _): leased = entry.connections[id]
+                default: break
+                }
+            }
+            return (entry, actions, leased)
         }
-        run(actions, entry: entry, timeouts: timeouts, acquiring: execution)
+        run(actions, entry: entry, timeouts: timeouts, acquiring: execution, leased: leased)
     }
 
     /// The execution gave up waiting (cancelled or timed out).
@@ -220,11 +229,12 @@ final class ConnectionPool: Sendable {
     /// Performs `actions` for `entry`'s key. The entry's fields are read and written under the
     /// lock only.
     /// `acquiring`: the execution whose `acquire` produced the actions (not in the waiter table
-    /// unless queued); `releasing`: the connection whose release produced them. Both save a
-    /// table lookup per request.
+    /// unless queued), and `leased`, the connection they lease to it, found under the same lock;
+    /// `releasing`: the connection whose release produced them. They save a table lookup (and
+    /// a lock) per request.
     private func run(
         _ actions: ConnectionPoolStateMachine<Int>.Actions, entry: Entry, timeouts: HTTPClientTimeouts,
-        acquiring: HTTPRequestExecution? = nil, releasing: HTTP1Connection? = nil
+        acquiring: HTTPRequestExecution? = nil, leased: HTTP1Connection? = nil, releasing: HTTP1Connection? = nil
     ) {
         /// The waiter's execution, out of the table (or the acquiring one, never put in it).
         func take(_ waiter: Int, _ state: inout State) -> HTTPRequestExecution? {
@@ -245,7 +255,14 @@ final class ConnectionPool: Sendable {
             case .enqueue:
                 break
             case .lease(let id, let waiter):
-                let (connection, execution) = state.withLock { (entry.connections[id], take(waiter, &$0)) }
+                let connection: HTTP1Connection?
+                let execution: HTTPRequestExecution?
+                if let acquiring, acquiring.id == waiter {
+                    // Leased by `acquire`, which looked the connection up under its lock.
+                    (connection, execution) = (leased, acquiring)
+                } else {
+                    (connection, execution) = state.withLock { (entry.connections[id], take(waiter, &$0)) }
+                }
                 guard let execution else { return }
                 guard let connection else {
                     // The connection closed on its loop (EOF or stray bytes while idle) between

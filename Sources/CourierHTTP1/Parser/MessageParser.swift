@@ -34,9 +34,11 @@ enum RequestMethodKind: Sendable {
     case head, connect, other
 
     init(_ method: HTTPMethod) {
-        switch method {
-        case .HEAD: self = .head
-        case .CONNECT: self = .connect
+        // By length first: most methods are neither, and comparing two different small strings
+        // takes the standard library's slow path (set for every request a client sends).
+        switch method.rawValue.utf8.count {
+        case 4 where method == .HEAD: self = .head
+        case 7 where method == .CONNECT: self = .connect
         default: self = .other
         }
     }
