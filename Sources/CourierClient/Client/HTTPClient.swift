@@ -86,8 +86,8 @@ public final class HTTPClient: Sendable {
         reusing spare: inout HTTPRequestExecution?
     ) -> HTTPRequestExecution {
         let loop = eventLoopGroup.currentLoop ?? eventLoopGroup.next()
-        if var candidate = spare {
-            spare = nil
+        // Taken, not copied: a copy and then `spare = nil` retained and released it.
+        if var candidate = spare.take() {
             // Unique: no other thread can reach it, and its last writes happened before the
             // releases that made it unique.
             if isKnownUniquelyReferenced(&candidate), candidate.isReusable(by: self) {

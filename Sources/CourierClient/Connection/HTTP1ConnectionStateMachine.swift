@@ -210,14 +210,14 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         let forbidsReuse: Bool
         // The framing is compared even for the same source: it comes from the body as it is now
         // (a file's size is read for each request).
-        if let encoded = encodedHead,
-            source.map { $0 === encoded.source && encoded.framing == framing } ?? false
-                || encoded.matches(head, host: host, framing: framing)
-        {
+        // Read in place (`encodedHead?.…`): binding the record copied it, three retains and
+        // three releases a request.
+        let sameSource = source.map { $0 === encodedHead?.source && encodedHead?.framing == framing } ?? false
+        if sameSource || encodedHead?.matches(head, host: host, framing: framing) == true {
             // The head this connection sent last, byte for byte (a load generator, a poller):
             // it was checked and encoded then, and `headBuffer` still holds those bytes.
             bytes = headBuffer
-            forbidsReuse = encoded.forbidsReuse
+            forbidsReuse = encodedHead?.forbidsReuse == true
         } else {
             encodedHead = nil
             var fresh = headBuffer
@@ -416,17 +416,17 @@ public struct HTTP1ConnectionStateMachine: Sendable {
             case .body(let bytes):
                 return .forwardBody(bytes)
             case .end(let trailers):
-                return finishResponse(trailers: trailers.owned(), request: request!, buffer: buffer)
+                return finishResponse(trailers: trailers.owned(), buffer: buffer)
             }
         }
     }
 
     /// Decides keep-alive after a complete response (RFC 9112 §9.3, §9.6).
-    private mutating func finishResponse(trailers: HTTPFields, request: InFlight, buffer: ByteBuffer) -> Action {
-        guard case .body(let keepAlive, let tunnel) = request.response else {
+    private mutating func finishResponse(trailers: HTTPFields, buffer: ByteBuffer) -> Action {
+        // Moved out, not copied (a copy retained its fields and the reset released them).
+        guard let request = request.take(), case .body(let keepAlive, let tunnel) = request.response else {
             preconditionFailure("response end without a head")
         }
-        self.request = nil
         // The head has been delivered: unless its consumer kept it, its box lets go of the
         // fields now, so the parser's span list and the head buffer are unique again when the
         // next head is parsed and copied (shared, the parser's next reset would copy the list).

@@ -16,7 +16,8 @@ import Synchronization
 public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     enum Location {
         case starting
-        case waiting(PoolKey)
+        /// In the queue of this pool entry (or about to be).
+        case waiting(ConnectionPool.Entry)
         case running(HTTP1Connection)
         /// The response of a redirect has ended and its handler has not answered yet; the execution
         /// waits on this loop.
@@ -189,7 +190,7 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         metrics = HTTPClientMetrics(fetchStart: now)
         retried = false
         headSent = false
-        sentHead = nil
+        // `sentHead` is kept, like `attemptLoop`: `attach` sets it before it is read.
         poolTimer = nil
         ended = false
         if urlAuthorization != nil { urlAuthorization = nil }
@@ -211,8 +212,8 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
             return shared.location
         }
         switch location {
-        case .waiting(let key):
-            client.pool.removeWaiter(self, key: key, timedOut: false)
+        case .waiting(let entry):
+            client.pool.removeWaiter(self, entry: entry, timedOut: false)
         case .running(let connection):
             connection.loop.execute { connection.cancel(self) }
         case .deciding(let loop):
@@ -270,20 +271,32 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
             return
         }
         let key: PoolKey
+        let served: RequestRoute?
         if let route, route.serves(request) {
             key = route.key
+            served = route
         } else {
             guard let made = deriveRoute() else { return }
             key = made
+            served = route
+        }
+        // The route keeps its entry: one reference, where finding it compared keys (and
+        // holding the key in `location` retained its parts).
+        let entry: ConnectionPool.Entry
+        if let known = served?.poolEntry {
+            entry = known
+        } else {
+            entry = client.pool.entry(for: key)
+            served?.poolEntry = entry
         }
         let proceed = shared.withLock { shared -> Bool in
             if shared.cancelled { return false }
-            shared.location = .waiting(key)
+            shared.location = .waiting(entry)
             return true
         }
         guard proceed else { end(failure: ClientError(.cancelled)); return }
-        armPoolTimer(key)
-        client.pool.acquire(self, key: key, timeouts: timeouts)
+        armPoolTimer(entry)
+        client.pool.acquire(self, entry: entry, timeouts: timeouts)
     }
 
     /// Derives the request's credentials and pool key, and remembers them as `route` (unless
@@ -304,7 +317,7 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     }
 
     /// A time limit on waiting for a connection: the pool wait timeout or the total deadline.
-    private func armPoolTimer(_ key: PoolKey) {
+    private func armPoolTimer(_ entry: ConnectionPool.Entry) {
         var limit = deadline
         if let wait = client.configuration.poolWaitTimeout {
             let waitDeadline = Deadline.after(wait)
@@ -316,7 +329,7 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
             if let poolTimer { homeLoop.cancelTimer(poolTimer) }
             poolTimer = homeLoop.scheduleTimer(at: limit) { [self] in
                 poolTimer = nil
-                client.pool.removeWaiter(self, key: key, timedOut: true)
+                client.pool.removeWaiter(self, entry: entry, timedOut: true)
             }
         }
     }
@@ -397,7 +410,9 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
             head = makeHead(proxied: proxied)
             if let route, route.serves(request) { route.remember(head, proxied: proxied) }
         }
-        sentHead = head
+        // Stored only when it is another head: reusing an execution keeps the last one (it is
+        // read only after this attach), and the same head again would be a release and a retain.
+        if sentHead.map({ !$0.isCopy(of: head) }) ?? true { sentHead = head }
         return Attempt(head: head,
                        host: request.url.hostHeader, body: request.body,
                        expectContinue: request.expectContinue, deadline: deadline, source: request.identity)

@@ -16,6 +16,9 @@ final class RequestRoute {
     let key: PoolKey
     /// The head `attach` made, and whether it was in absolute form for a plain proxy.
     private var head: (head: HTTPRequestHead, proxied: Bool)?
+    /// The pool's entry for `key`, once the pool has found it (entries stay for the pool's life,
+    /// and a route serves one client). Set and read by the execution's `acquire`.
+    var poolEntry: ConnectionPool.Entry?
 
     /// Derives the route of `request` on a client configured as `configuration`. Throws the
     /// error the request fails with: user information that cannot be sent as Basic credentials,

@@ -117,16 +117,17 @@ final class ConnectionPool: Sendable {
 
     // MARK: Inputs from executions
 
-    /// Queues `execution` for a connection to `key`.
+    /// Queues `execution` for a connection of `entry`, as ``entry(for:)`` returned it (entries
+    /// stay for the pool's life, so a caller that sends to one key again may keep it and skip
+    /// finding it).
     /// Only a queued execution enters the waiter table: one leased at once, or refused at once,
     /// is handed to `run` directly (`acquiring`).
-    func acquire(_ execution: HTTPRequestExecution, key: PoolKey, timeouts: HTTPClientTimeouts) {
-        let (entry, actions, leased) = state.withLock { state -> (Entry, ConnectionPoolStateMachine<Int>.Actions, HTTP1Connection?) in
-            let entry = state.entry(for: key, configuration: machineConfiguration())
-            if state.isShutDown { return (entry, [.failWaiter(execution.id, ClientError(.poolShutdown))], nil) }
+    func acquire(_ execution: HTTPRequestExecution, entry: Entry, timeouts: HTTPClientTimeouts) {
+        let (actions, leased) = state.withLock { state -> (ConnectionPoolStateMachine<Int>.Actions, HTTP1Connection?) in
+            if state.isShutDown { return ([.failWaiter(execution.id, ClientError(.poolShutdown))], nil) }
             // A cancel that came between the execution marking itself waiting and this lock found
             // nothing queued to remove: honour it here.
-            if execution.isCancelled { return (entry, [.failWaiter(execution.id, ClientError(.cancelled))], nil) }
+            if execution.isCancelled { return ([.failWaiter(execution.id, ClientError(.cancelled))], nil) }
             let actions = entry.machine.requestConnection(waiter: execution.id)
             // An idle connection leased at once is looked up here, under the lock that leased
             // it, rather than under a second one in `run`.
@@ -138,18 +139,22 @@ final class ConnectionPool: Sendable {
                 default: break
                 }
             }
-            return (entry, actions, leased)
+            return (actions, leased)
         }
         run(actions, entry: entry, timeouts: timeouts, acquiring: execution, leased: leased)
     }
 
+    /// `key`'s entry (made on first use): what ``acquire(_:entry:timeouts:)`` takes.
+    func entry(for key: PoolKey) -> Entry {
+        state.withLock { $0.entry(for: key, configuration: machineConfiguration()) }
+    }
+
     /// The execution gave up waiting (cancelled or timed out).
-    func removeWaiter(_ execution: HTTPRequestExecution, key: PoolKey, timedOut: Bool) {
-        let found = state.withLock { state -> (Entry, ConnectionPoolStateMachine<Int>.Actions)? in
-            guard let entry = state.entries[key] else { return nil }
-            return (entry, timedOut ? entry.machine.waiterTimedOut(execution.id) : entry.machine.waiterCancelled(execution.id))
+    func removeWaiter(_ execution: HTTPRequestExecution, entry: Entry, timedOut: Bool) {
+        let actions = state.withLock { _ in
+            timedOut ? entry.machine.waiterTimedOut(execution.id) : entry.machine.waiterCancelled(execution.id)
         }
-        if let (entry, actions) = found { run(actions, entry: entry, timeouts: configuration.timeouts) }
+        run(actions, entry: entry, timeouts: configuration.timeouts)
     }
 
     // MARK: Inputs from connections (on their loops)

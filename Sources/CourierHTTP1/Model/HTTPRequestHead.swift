@@ -90,12 +90,17 @@ public struct HTTPRequestHead: Hashable, Sendable {
 }
 
 extension HTTPRequestHead {
+    /// Whether both are copies of one head (one box): then they are equal, without comparing.
+    package func isCopy(of other: HTTPRequestHead) -> Bool {
+        storage === other.storage
+    }
+
     /// Whether ``HTTPRequestEncoder`` would write both heads as the same bytes: the same method,
     /// target and version, and fields with the same bytes in the same order
     /// (``HTTPFields/hasSameBytes(as:)``; `==` compares text).
     package func hasSameBytes(as other: HTTPRequestHead) -> Bool {
         // One box: the same head, copied (the same request sent again).
-        if storage === other.storage { return true }
+        if isCopy(of: other) { return true }
         guard version == other.version, method.rawValue.hasSameUTF8(as: other.method.rawValue) else { return false }
         switch (target, other.target) {
         case (.origin(let mine), .origin(let theirs)), (.absolute(let mine), .absolute(let theirs)):
