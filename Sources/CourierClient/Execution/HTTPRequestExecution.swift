@@ -270,24 +270,19 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
             end(failure: ClientError(.totalTimeout, phase: history.isEmpty ? .pool : .redirect, detail: "before the request was made"))
             return
         }
-        let key: PoolKey
-        let served: RequestRoute?
-        if let route, route.serves(request) {
-            key = route.key
-            served = route
-        } else {
-            guard let made = deriveRoute() else { return }
-            key = made
-            served = route
-        }
-        // The route keeps its entry: one reference, where finding it compared keys (and
+        // The route keeps its pool entry: one reference, where finding it compared keys (and
         // holding the key in `location` retained its parts).
         let entry: ConnectionPool.Entry
-        if let known = served?.poolEntry {
+        if let route, route.serves(request), let known = route.poolEntry {
             entry = known
+        } else if let route, route.serves(request) {
+            entry = client.pool.entry(for: route.key)
+            route.poolEntry = entry
         } else {
+            guard let key = deriveRoute() else { return }
             entry = client.pool.entry(for: key)
-            served?.poolEntry = entry
+            // The route just made, unless the proxy comes from the environment.
+            route?.poolEntry = entry
         }
         let proceed = shared.withLock { shared -> Bool in
             if shared.cancelled { return false }
