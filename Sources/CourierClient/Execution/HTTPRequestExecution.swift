@@ -60,7 +60,9 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     /// under the lock sees it too. The early checks on the request's own path (several per
     /// request) read this instead of taking the lock.
     private let cancelledFlag = Atomic<Bool>(false)
-    @exclusivity(unchecked) private var homeLoop: EventLoop
+    /// The loop the execution starts on (the caller's, when it calls from one): the pool
+    /// prefers connections of this loop, and makes new ones on it.
+    @exclusivity(unchecked) private(set) var homeLoop: EventLoop
     /// True while the start job runs ``acquire()``; touched on `homeLoop` only.
     @exclusivity(unchecked) private var acquiringInStartJob = false
     /// What the last request derived (credentials, pool key, head). Kept across `reuse`: it

@@ -56,6 +56,8 @@ final class ConnectionPool: Sendable {
     }
 
     let group: EventLoopGroup
+    /// More than one loop: requests then prefer connections of their own loop.
+    private let hasSeveralLoops: Bool
     let resolver: Resolver
     /// The client's resumable TLS sessions; nil when resumption is off.
     let tlsSessions: TLSSessionCache?
@@ -72,6 +74,7 @@ final class ConnectionPool: Sendable {
 
     init(group: EventLoopGroup, resolver: Resolver, configuration: HTTPClientConfiguration) {
         self.group = group
+        self.hasSeveralLoops = group.loops.count > 1
         self.resolver = resolver
         self.configuration = configuration
         // Up to one session per connection the pool may open to an origin at once: TLS 1.3
@@ -128,7 +131,15 @@ final class ConnectionPool: Sendable {
             // A cancel that came between the execution marking itself waiting and this lock found
             // nothing queued to remove: honour it here.
             if execution.isCancelled { return ([.failWaiter(execution.id, ClientError(.cancelled))], nil) }
-            let actions = entry.machine.requestConnection(waiter: execution.id)
+            // With several loops, a connection on the execution's own loop runs it without a
+            // thread hop (`run(leased:)`), and its responses arrive where the next request starts.
+            let actions: ConnectionPoolStateMachine<Int>.Actions
+            if hasSeveralLoops {
+                let home = execution.homeLoop
+                actions = entry.machine.requestConnection(waiter: execution.id, preferring: { entry.connections[$0]?.loop === home })
+            } else {
+                actions = entry.machine.requestConnection(waiter: execution.id)
+            }
             // An idle connection leased at once is looked up here, under the lock that leased
             // it, rather than under a second one in `run`.
             var leased: HTTP1Connection?
@@ -252,7 +263,8 @@ final class ConnectionPool: Sendable {
         actions.forEach { action in
             switch action {
             case .createConnection(let id):
-                let loop = group.next()
+                // For a request that asked, on its own loop (where it would rather be served).
+                let loop = acquiring?.homeLoop ?? group.next()
                 let connection = HTTP1Connection(
                     id: id, entry: entry, loop: loop, pool: self, configuration: configuration, timeouts: timeouts)
                 state.withLock { _ in entry.connections[id] = connection }

@@ -16,7 +16,9 @@ import CourierCore
 /// - An idle connection is leased most-recently-used first (LIFO). Under light load the same few
 ///   connections stay busy and the rest stay idle long enough for their idle timers to close them,
 ///   so the pool shrinks back; the most recently used connection is also the least likely to have
-///   been closed by the server.
+///   been closed by the server. A request may say which connections it prefers (the driver: those
+///   on its own event loop); the most recent preferred one among the few most recent is leased
+///   first.
 /// - A new connection is started only when a waiter has no connection coming: fewer connections
 ///   are connecting than requests wait, and the key is under ``Configuration/maximumConnections``
 ///   (connecting and open connections both count).
@@ -116,11 +118,31 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
 
     // MARK: - Inputs
 
-    /// A request wants a connection.
+    /// How many of the most recently used idle connections ``requestConnection(waiter:preferring:)``
+    /// looks through for a preferred one.
+    public static var preferenceWindow: Int { 8 }
+
+    /// A request wants a connection: the most recently used idle one, else it waits.
     public mutating func requestConnection(waiter: WaiterID) -> Actions {
+        requestConnection(waiter: waiter, preferring: { _ in true })
+    }
+
+    /// A request wants a connection, and would rather have one of those `isPreferred` accepts
+    /// (the driver's: those on the request's own event loop, which run it without a thread hop).
+    /// Among the ``preferenceWindow`` most recently used idle connections the most recent
+    /// preferred one is leased; when none of them is preferred, the most recent of all.
+    public mutating func requestConnection(waiter: WaiterID, preferring isPreferred: (ConnectionID) -> Bool) -> Actions {
         if shuttingDown { return [.failWaiter(waiter, ClientError(.poolShutdown))] }
         precondition(waiters.isEmpty || !waiters.contains(waiter), "waiter \(waiter) is already queued")
-        if let id = idleStack.popLast() {
+        if !idleStack.isEmpty {
+            var index = idleStack.count - 1
+            if !isPreferred(idleStack[index]) {
+                let lowest = Swift.max(0, idleStack.count - Self.preferenceWindow)
+                var candidate = index - 1
+                while candidate >= lowest, !isPreferred(idleStack[candidate]) { candidate -= 1 }
+                if candidate >= lowest { index = candidate }
+            }
+            let id = idleStack.remove(at: index)
             // Every idle id is in the table (parking puts it in both; closing takes it from both).
             return Actions(.cancelIdleTimer(id), lease(id, at: connections.index(of: id)!, to: waiter))
         }

@@ -37,6 +37,44 @@ struct ConnectionPoolStateMachineTests {
         #expect(d.created.count == 3, "no connection is created while one is idle")
     }
 
+    /// The driver prefers the connections of the request's own event loop: the most recent
+    /// preferred one among the few most recent idle ones, else plain LIFO.
+    @Test func aPreferredIdleConnectionIsLeasedBeforeAMoreRecentOne() {
+        var d = PoolDriver(Pool.Configuration())
+        for _ in 0..<4 { d.request() }
+        for c in [0, 1, 2, 3] { d.establish(c) }
+        for c in [0, 1, 2, 3] { d.release(c) }
+        #expect(d.pool.idleConnections == [3, 2, 1, 0])
+        let even: (Int) -> Bool = { $0 % 2 == 0 }
+        #expect(d.request(preferring: even).actions == [.cancelIdleTimer(2), .lease(2, to: 4)])
+        #expect(d.pool.idleConnections == [3, 1, 0], "the others keep their order")
+        #expect(d.request(preferring: even).actions == [.cancelIdleTimer(0), .lease(0, to: 5)])
+        // None preferred is left: the most recent of all, as without a preference.
+        #expect(d.request(preferring: even).actions == [.cancelIdleTimer(3), .lease(3, to: 6)])
+        #expect(d.request(preferring: { _ in true }).actions == [.cancelIdleTimer(1), .lease(1, to: 7)])
+        // Nothing idle: the preference changes nothing about queueing.
+        #expect(d.request(preferring: even).actions == [.enqueue(8), .createConnection(4)])
+        #expect(d.created.count == 5)
+    }
+
+    @Test func thePreferenceLooksOnlyAtTheMostRecentIdleConnections() {
+        let count = Pool.preferenceWindow + 2
+        var d = PoolDriver(Pool.Configuration(maximumConnections: count))
+        for _ in 0..<count { d.request() }
+        for c in 0..<count { d.establish(c) }
+        for c in 0..<count { d.release(c) }
+        // The oldest idle connections (0 and 1) are past the window: not looked at.
+        let old: (Int) -> Bool = { $0 < 2 }
+        let top = count - 1
+        #expect(d.request(preferring: old).actions == [.cancelIdleTimer(top), .lease(top, to: count)])
+        // Now 1 is within the window.
+        #expect(d.request(preferring: old).actions == [.cancelIdleTimer(1), .lease(1, to: count + 1)])
+        var looked: [Int] = []
+        d.request(preferring: { looked.append($0); return false })
+        #expect(looked.count == Pool.preferenceWindow, "at most the window is looked through")
+        #expect(looked == looked.sorted(by: >), "most recent first")
+    }
+
     @Test func maximumUsesClosesAndReplaces() {
         var d = PoolDriver(Pool.Configuration(maximumConnections: 1, maximumUses: 2))
         #expect(d.request().actions == [.enqueue(0), .createConnection(0)])
@@ -180,8 +218,14 @@ struct ConnectionPoolStateMachineTests {
         for step in 0..<5000 {
             if step == 4900 { d.apply(d.pool.shutdown()) }
             switch Int.random(in: 0..<9, using: &rng) {
-            case 0, 1:
+            case 0:
                 d.request()
+                requested += 1
+            case 1:
+                // A preference (the driver's: the request's own loop) changes which idle
+                // connection is leased, never the promises.
+                let loops = Int.random(in: 1...3, using: &rng), mine = Int.random(in: 0..<loops, using: &rng)
+                d.request(preferring: { $0 % loops == mine })
                 requested += 1
             case 2:
                 if let c = d.connecting.sorted().randomElement(using: &rng) { d.establish(c) }

@@ -28,10 +28,11 @@ struct PoolDriver {
     var open: Int { connecting.count + idle.count + leased.count }
 
     @discardableResult
-    mutating func request() -> (waiter: Int, actions: Pool.Actions) {
+    mutating func request(preferring isPreferred: ((Int) -> Bool)? = nil) -> (waiter: Int, actions: Pool.Actions) {
         let w = nextWaiter
         nextWaiter += 1
-        return (w, apply(pool.requestConnection(waiter: w)))
+        guard let isPreferred else { return (w, apply(pool.requestConnection(waiter: w))) }
+        return (w, apply(pool.requestConnection(waiter: w, preferring: isPreferred)))
     }
 
     @discardableResult mutating func establish(_ c: Int) -> Pool.Actions { apply(pool.connectionEstablished(c)) }
