@@ -126,11 +126,11 @@ final class ConnectionPool: Sendable {
     /// Only a queued execution enters the waiter table: one leased at once, or refused at once,
     /// is handed to `run` directly (`acquiring`).
     func acquire(_ execution: HTTPRequestExecution, entry: Entry, timeouts: HTTPClientTimeouts) {
-        let (actions, leased) = state.withLock { state -> (ConnectionPoolStateMachine<Int>.Actions, HTTP1Connection?) in
-            if state.isShutDown { return ([.failWaiter(execution.id, ClientError(.poolShutdown))], nil) }
+        let (actions, leased, creates) = state.withLock { state -> (ConnectionPoolStateMachine<Int>.Actions, HTTP1Connection?, Bool) in
+            if state.isShutDown { return ([.failWaiter(execution.id, ClientError(.poolShutdown))], nil, false) }
             // A cancel that came between the execution marking itself waiting and this lock found
             // nothing queued to remove: honour it here.
-            if execution.isCancelled { return ([.failWaiter(execution.id, ClientError(.cancelled))], nil) }
+            if execution.isCancelled { return ([.failWaiter(execution.id, ClientError(.cancelled))], nil, false) }
             // With several loops, a connection on the execution's own loop runs it without a
             // thread hop (`run(leased:)`), and its responses arrive where the next request starts.
             let actions: ConnectionPoolStateMachine<Int>.Actions
@@ -143,16 +143,20 @@ final class ConnectionPool: Sendable {
             // An idle connection leased at once is looked up here, under the lock that leased
             // it, rather than under a second one in `run`.
             var leased: HTTP1Connection?
+            var creates = false
             actions.forEach { action in
                 switch action {
                 case .enqueue: state.waiters[execution.id] = execution
                 case .lease(let id, _): leased = entry.connections[id]
+                case .createConnection: creates = true
                 default: break
                 }
             }
-            return (actions, leased)
+            return (actions, leased, creates)
         }
-        run(actions, entry: entry, timeouts: timeouts, acquiring: execution, leased: leased)
+        // A connection made for this request is made on its loop: there it serves it (and its
+        // next requests from that loop) without a thread hop.
+        run(actions, entry: entry, timeouts: timeouts, acquiring: execution, leased: leased, createOn: creates ? execution.homeLoop : nil)
     }
 
     /// `key`'s entry (made on first use): what ``acquire(_:entry:timeouts:)`` takes.
@@ -247,10 +251,12 @@ final class ConnectionPool: Sendable {
     /// `acquiring`: the execution whose `acquire` produced the actions (not in the waiter table
     /// unless queued), and `leased`, the connection they lease to it, found under the same lock;
     /// `releasing`: the connection whose release produced them. They save a table lookup (and
-    /// a lock) per request.
+    /// a lock) per request. `createOn`: the loop for connections the actions make (the acquiring
+    /// request's own), else the group's next.
     private func run(
         _ actions: ConnectionPoolStateMachine<Int>.Actions, entry: Entry, timeouts: HTTPClientTimeouts,
-        acquiring: HTTPRequestExecution? = nil, leased: HTTP1Connection? = nil, releasing: HTTP1Connection? = nil
+        acquiring: HTTPRequestExecution? = nil, leased: HTTP1Connection? = nil, releasing: HTTP1Connection? = nil,
+        createOn: EventLoop? = nil
     ) {
         /// The waiter's execution, out of the table (or the acquiring one, never put in it).
         func take(_ waiter: Int, _ state: inout State) -> HTTPRequestExecution? {
@@ -264,7 +270,7 @@ final class ConnectionPool: Sendable {
             switch action {
             case .createConnection(let id):
                 // For a request that asked, on its own loop (where it would rather be served).
-                let loop = acquiring?.homeLoop ?? group.next()
+                let loop = createOn ?? group.next()
                 let connection = HTTP1Connection(
                     id: id, entry: entry, loop: loop, pool: self, configuration: configuration, timeouts: timeouts)
                 state.withLock { _ in entry.connections[id] = connection }

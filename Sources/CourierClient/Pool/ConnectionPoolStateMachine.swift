@@ -123,26 +123,12 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     public static var preferenceWindow: Int { 8 }
 
     /// A request wants a connection: the most recently used idle one, else it waits.
+    /// (Always inlined: once per request, and the preferring form below falls back to it.)
+    @inline(__always)
     public mutating func requestConnection(waiter: WaiterID) -> Actions {
-        requestConnection(waiter: waiter, preferring: { _ in true })
-    }
-
-    /// A request wants a connection, and would rather have one of those `isPreferred` accepts
-    /// (the driver's: those on the request's own event loop, which run it without a thread hop).
-    /// Among the ``preferenceWindow`` most recently used idle connections the most recent
-    /// preferred one is leased; when none of them is preferred, the most recent of all.
-    public mutating func requestConnection(waiter: WaiterID, preferring isPreferred: (ConnectionID) -> Bool) -> Actions {
         if shuttingDown { return [.failWaiter(waiter, ClientError(.poolShutdown))] }
         precondition(waiters.isEmpty || !waiters.contains(waiter), "waiter \(waiter) is already queued")
-        if !idleStack.isEmpty {
-            var index = idleStack.count - 1
-            if !isPreferred(idleStack[index]) {
-                let lowest = Swift.max(0, idleStack.count - Self.preferenceWindow)
-                var candidate = index - 1
-                while candidate >= lowest, !isPreferred(idleStack[candidate]) { candidate -= 1 }
-                if candidate >= lowest { index = candidate }
-            }
-            let id = idleStack.remove(at: index)
+        if let id = idleStack.popLast() {
             // Every idle id is in the table (parking puts it in both; closing takes it from both).
             return Actions(.cancelIdleTimer(id), lease(id, at: connections.index(of: id)!, to: waiter))
         }
@@ -150,6 +136,24 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
         var actions: Actions = [.enqueue(waiter)]
         createConnectionsIfNeeded(&actions)
         return actions
+    }
+
+    /// A request wants a connection, and would rather have one of those `isPreferred` accepts
+    /// (the driver's: those on the request's own event loop, which run it without a thread hop).
+    /// Among the ``preferenceWindow`` most recently used idle connections the most recent
+    /// preferred one is leased; when none of them is preferred, the most recent of all, as
+    /// ``requestConnection(waiter:)`` does.
+    public mutating func requestConnection(waiter: WaiterID, preferring isPreferred: (ConnectionID) -> Bool) -> Actions {
+        let top = idleStack.count - 1
+        guard !shuttingDown, top > 0, !isPreferred(idleStack[top]) else { return requestConnection(waiter: waiter) }
+        var index = top - 1
+        let lowest = Swift.max(0, idleStack.count - Self.preferenceWindow)
+        while index >= lowest, !isPreferred(idleStack[index]) { index -= 1 }
+        guard index >= lowest else { return requestConnection(waiter: waiter) }
+        precondition(waiters.isEmpty || !waiters.contains(waiter), "waiter \(waiter) is already queued")
+        let id = idleStack.remove(at: index)
+        // Every idle id is in the table (parking puts it in both; closing takes it from both).
+        return Actions(.cancelIdleTimer(id), lease(id, at: connections.index(of: id)!, to: waiter))
     }
 
     /// A connection attempt succeeded: lease it to the oldest waiter, or park it.
