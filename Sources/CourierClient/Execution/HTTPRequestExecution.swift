@@ -14,40 +14,6 @@ import Synchronization
 /// while a redirect handler's answer is awaited). Each hand-over goes through `EventLoop.execute`
 /// or the pool's lock, which orders the accesses.
 public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
-    enum Location {
-        case starting
-        /// In the queue of this pool entry (or about to be).
-        case waiting(ConnectionPool.Entry)
-        case running(HTTP1Connection)
-        /// The response of a redirect has ended and its handler has not answered yet; the execution
-        /// waits on this loop.
-        case deciding(EventLoop)
-        case finished
-    }
-
-    struct Shared {
-        var location: Location = .starting
-        var cancelled = false
-    }
-
-    /// What a connection needs to start one attempt.
-    struct Attempt {
-        var head: HTTPRequestHead
-        var host: String
-        var body: HTTPClientRequestBody?
-        var expectContinue: Bool
-        var deadline: Deadline?
-        /// What `head` was derived from on this connection: the request's box (see
-        /// ``HTTP1ConnectionStateMachine/startRequest(head:host:body:expectContinue:bodyReplayable:source:)``).
-        var source: any AnyObject & Sendable
-    }
-
-    enum BodyDisposition {
-        case more
-        case pause
-        case abort(ClientError)
-    }
-
     private static let ids = Atomic<Int>(0)
 
     /// Made anew for every request the object carries (``reuse(for:request:delegate:homeLoop:)``):

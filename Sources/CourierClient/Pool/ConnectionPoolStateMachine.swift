@@ -149,11 +149,9 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
         var index = top - 1
         let lowest = Swift.max(0, idleStack.count - Self.preferenceWindow)
         while index >= lowest, !isPreferred(idleStack[index]) { index -= 1 }
-        guard index >= lowest else { return requestConnection(waiter: waiter) }
-        precondition(waiters.isEmpty || !waiters.contains(waiter), "waiter \(waiter) is already queued")
-        let id = idleStack.remove(at: index)
-        // Every idle id is in the table (parking puts it in both; closing takes it from both).
-        return Actions(.cancelIdleTimer(id), lease(id, at: connections.index(of: id)!, to: waiter))
+        // The preferred one goes to the top, where the plain path leases from.
+        if index >= lowest { idleStack.append(idleStack.remove(at: index)) }
+        return requestConnection(waiter: waiter)
     }
 
     /// A connection attempt succeeded: lease it to the oldest waiter, or park it.
