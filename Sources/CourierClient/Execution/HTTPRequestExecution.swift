@@ -241,16 +241,12 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         // The route keeps its pool entry: one reference, where finding it compared keys (and
         // holding the key in `location` retained its parts).
         let entry: ConnectionPool.Entry
-        if let route, route.serves(request), let known = route.poolEntry {
-            entry = known
-        } else if let route, route.serves(request) {
-            entry = client.pool.entry(for: route.key)
-            route.poolEntry = entry
+        if let route, route.serves(request) {
+            entry = route.entry(in: client.pool)
         } else {
             guard let key = deriveRoute() else { return }
-            entry = client.pool.entry(for: key)
-            // The route just made, unless the proxy comes from the environment.
-            route?.poolEntry = entry
+            // The route just made remembers it, unless the proxy comes from the environment.
+            entry = route?.entry(in: client.pool) ?? client.pool.entry(for: key)
         }
         let proceed = shared.withLock { shared -> Bool in
             if shared.cancelled { return false }

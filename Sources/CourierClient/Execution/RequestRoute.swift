@@ -16,9 +16,9 @@ final class RequestRoute {
     let key: PoolKey
     /// The head `attach` made, and whether it was in absolute form for a plain proxy.
     private var head: (head: HTTPRequestHead, proxied: Bool)?
-    /// The pool's entry for `key`, once the pool has found it (entries stay for the pool's life,
-    /// and a route serves one client). Set and read by the execution's `acquire`.
-    var poolEntry: ConnectionPool.Entry?
+    /// The pool's entry for `key`, once found (entries stay for the pool's life, and a route
+    /// serves one client). Touched by the execution's `acquire` only.
+    private var poolEntry: ConnectionPool.Entry?
 
     /// Derives the route of `request` on a client configured as `configuration`. Throws the
     /// error the request fails with: user information that cannot be sent as Basic credentials,
@@ -48,6 +48,14 @@ final class RequestRoute {
     }
 
     /// Whether this route was derived from `request` itself.
+    /// `key`'s entry in `pool`, found once and then kept.
+    func entry(in pool: ConnectionPool) -> ConnectionPool.Entry {
+        if let poolEntry { return poolEntry }
+        let found = pool.entry(for: key)
+        poolEntry = found
+        return found
+    }
+
     func serves(_ request: HTTPClientRequest) -> Bool {
         self.request.isSameRequest(as: request)
     }
