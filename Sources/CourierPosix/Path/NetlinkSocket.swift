@@ -7,8 +7,9 @@ import CCourierLinux
 /// thread's network namespace whichever thread later reads it (network namespaces are per
 /// thread on Linux; a socket keeps the namespace it was made in).
 ///
-/// Not thread-safe: owned by ``PathMonitor``'s loop-confined core.
-final class NetlinkSocket {
+/// Not thread-safe: owned by ``PathMonitor``'s loop-confined core. Not final only so that tests
+/// can lose a reply on purpose (a subclass overriding ``receive(into:)``).
+class NetlinkSocket {
     let descriptor: Int32
 
     /// RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE.

@@ -33,19 +33,29 @@ public final class PathMonitor: Sendable {
     ///     satisfied; nil takes the target's default (no for ``PathTarget/internet``, yes for
     ///     ``PathTarget/addresses(_:)``).
     ///   - coalescing: how long to wait after a change message for the rest of its burst.
-    public init(
+    public convenience init(
         target: PathTarget,
         loop: EventLoop,
         loopbackSatisfies: Bool? = nil,
         coalescing: TimeAmount = .milliseconds(20)
     ) throws(PosixError) {
+        try self.init(
+            target: target, loop: loop, loopbackSatisfies: loopbackSatisfies, coalescing: coalescing,
+            roundLimit: .seconds(5), queries: NetlinkSocket(groups: 0))
+    }
+
+    /// The designated initializer; tests pass a short `roundLimit` and a `queries` socket that
+    /// loses replies.
+    init(
+        target: PathTarget, loop: EventLoop, loopbackSatisfies: Bool?, coalescing: TimeAmount,
+        roundLimit: TimeAmount, queries: NetlinkSocket
+    ) throws(PosixError) {
         let events = try NetlinkSocket(groups: NetlinkSocket.changeGroups)
-        let queries = try NetlinkSocket(groups: 0)
         self.loop = loop
         self.shared = Shared()
         self.core = Core(
             loop: loop, shared: shared, events: events, queries: queries, target: target,
-            loopbackSatisfies: loopbackSatisfies, coalescing: coalescing)
+            loopbackSatisfies: loopbackSatisfies, coalescing: coalescing, roundLimit: roundLimit)
     }
 
     deinit {
@@ -57,7 +67,10 @@ public final class PathMonitor: Sendable {
 
     /// Starts watching: evaluates at once, then after every burst of changes. `handler` runs on
     /// the loop with each status that differs from the previous one (the first evaluation
-    /// always reports, ``PathStatus/unknown`` being the previous one). `onNetworkChange` runs on
+    /// always reports, ``PathStatus/unknown`` being the previous one). A round that fails (a
+    /// reply lost or overrun, a send refused) is tried again after a pause that starts at
+    /// 100 ms and doubles up to the round limit, so a lost first reply delays the first report
+    /// instead of withholding it until the next network change. `onNetworkChange` runs on
     /// the loop once per coalesced burst of kernel change messages, before its evaluation.
     /// A second call does nothing.
     public func start(
@@ -130,6 +143,10 @@ extension PathMonitor {
         var roundTimeout: TimerID?
         var rerun = false
         var coalesceTimer: TimerID?
+        /// The try after a failed round (while started), and the pause before it: doubled after
+        /// each failure up to `roundLimit`, back to `firstRetry` when a round completes.
+        var retryTimer: TimerID?
+        var retryDelay = Core.firstRetry
         /// `evaluate(_:)` callers served by the round after the one in flight, and by it.
         var waitingForNextRound: [@Sendable (PathStatus) -> Void] = []
         var waitingForThisRound: [@Sendable (PathStatus) -> Void] = []
@@ -138,10 +155,11 @@ extension PathMonitor {
 
         /// How long the kernel may take to answer a round before it is abandoned (it answers
         /// route lookups synchronously; this only guards against a lost reply).
-        static let roundLimit = TimeAmount.seconds(5)
+        let roundLimit: TimeAmount
+        static let firstRetry = TimeAmount.milliseconds(100)
 
         init(loop: EventLoop, shared: Shared, events: NetlinkSocket, queries: NetlinkSocket, target: PathTarget,
-             loopbackSatisfies: Bool?, coalescing: TimeAmount) {
+             loopbackSatisfies: Bool?, coalescing: TimeAmount, roundLimit: TimeAmount) {
             self.loop = loop
             self.shared = shared
             self.events = events
@@ -149,6 +167,7 @@ extension PathMonitor {
             self.target = target
             self.loopbackSatisfies = loopbackSatisfies
             self.coalescing = coalescing
+            self.roundLimit = roundLimit
         }
 
         func start(handler: @escaping @Sendable (PathStatus) -> Void, onNetworkChange: (@Sendable () -> Void)?) {
@@ -184,8 +203,10 @@ extension PathMonitor {
             cancelled = true
             if let timer = coalesceTimer { loop.cancelTimer(timer) }
             if let timer = roundTimeout { loop.cancelTimer(timer) }
+            if let timer = retryTimer { loop.cancelTimer(timer) }
             coalesceTimer = nil
             roundTimeout = nil
+            retryTimer = nil
             round = nil
             if let id = eventsRegistration { loop.deregister(id) }
             if let id = queriesRegistration { loop.deregister(id) }
@@ -245,6 +266,11 @@ extension PathMonitor {
 
         func beginRound() {
             guard !cancelled, let queries else { return }
+            // A change or a new target came before the pending retry: this round is that try.
+            if let timer = retryTimer {
+                loop.cancelTimer(timer)
+                retryTimer = nil
+            }
             if queriesRegistration == nil {
                 do throws(PosixError) {
                     queriesRegistration = try loop.register(queries.descriptor, interest: .read, handler: Readiness { [unowned self] _ in
@@ -264,7 +290,7 @@ extension PathMonitor {
             round = newRound
             guard send(requests) else { return finishRound(nil) }
             if newRound.isComplete { return finishRound(newRound.status) }
-            roundTimeout = loop.scheduleTimer(at: .after(Self.roundLimit)) { [unowned self] in
+            roundTimeout = loop.scheduleTimer(at: .after(roundLimit)) { [unowned self] in
                 roundTimeout = nil
                 finishRound(nil)
             }
@@ -337,6 +363,22 @@ extension PathMonitor {
             if rerun && !cancelled {
                 rerun = false
                 beginRound()
+            } else if status == nil {
+                scheduleRetry()
+            } else {
+                retryDelay = Self.firstRetry
+            }
+        }
+
+        /// After a failed round: while started, try again after `retryDelay`. Without this a
+        /// lost first reply would leave the status unknown until the next network change.
+        func scheduleRetry() {
+            guard started, !cancelled, retryTimer == nil else { return }
+            let delay = retryDelay
+            retryDelay = .nanoseconds(min(delay.nanoseconds &* 2, roundLimit.nanoseconds))
+            retryTimer = loop.scheduleTimer(at: .after(delay)) { [unowned self] in
+                retryTimer = nil
+                requestRound()
             }
         }
     }

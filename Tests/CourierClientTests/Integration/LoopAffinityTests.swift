@@ -53,20 +53,24 @@ import Testing
             let request = try get("\(server.baseURL)/a")
             // One connection per loop: made for a request on each loop, on that loop. The server
             // answers neither until both arrived, so neither can reuse the other's connection.
-            let arrived = DispatchSemaphore(value: 0)
-            server.route("/hold") { _, connection in
-                arrived.signal()
-                // Handlers run on their connections' threads: each waits for the other's arrival.
-                _ = arrived.wait(timeout: .now() + .seconds(10))
-                arrived.signal()
-                try connection.respond(status: 200, body: "h")
+            // Each handler signals its own arrival and waits for the other's (handlers run on their
+            // connections' threads). One shared counting semaphore would not do: a handler could
+            // take back its own signal and answer at once.
+            let arrived = [TestEvent(), TestEvent()]
+            for side in 0..<2 {
+                server.route("/hold\(side)") { _, connection in
+                    arrived[side].signal()
+                    _ = arrived[1 - side].wait(timeout: .seconds(10))
+                    try connection.respond(status: 200, body: "h")
+                }
             }
             let first = LoopRecorder(group: client.eventLoopGroup), second = LoopRecorder(group: client.eventLoopGroup)
-            let hold = try get("\(server.baseURL)/hold")
-            loops[0].execute { client.execute(hold, delegate: first) }
-            loops[1].execute { client.execute(hold, delegate: second) }
+            let hold0 = try get("\(server.baseURL)/hold0"), hold1 = try get("\(server.baseURL)/hold1")
+            loops[0].execute { client.execute(hold0, delegate: first) }
+            loops[1].execute { client.execute(hold1, delegate: second) }
             #expect(first.wait() && second.wait())
             #expect(server.connectionsAccepted == 2)
+            #expect(first.reused == false && second.reused == false, "a hold request reused the other's connection")
             // Now alternate: the connection parked last is on the other loop each time, and the
             // request still gets its own loop's connection.
             for round in 0..<20 {
