@@ -253,34 +253,76 @@ extension HTTP1Connection {
 
     func writePlain(_ bytes: ByteBuffer) {
         guard bytes.readableBytes > 0 else { return }
-        outbound.append(bytes)
         outboundBytes += bytes.readableBytes
-        flush()
+        guard outbound.isEmpty, let socket, phase != .closed else {
+            outbound.append(bytes)
+            return flush()
+        }
+        // Nothing queued (every request head, most body pieces): one send straight from
+        // `bytes`, and only what the socket did not take joins the queue. Queueing first cost an
+        // array append and removal, and a retain and release of the buffer, per request.
+        let written: Int
+        switch send({ (socket) throws(PosixError) in
+            try bytes.withUnsafeReadableBytes { (raw) throws(PosixError) in try socket.write(raw) }
+        }, on: socket) {
+        case .failed:
+            return
+        case .blocked:
+            written = 0
+        case .wrote(let count):
+            written = count
+        }
+        outboundBytes -= written
+        guard written < bytes.readableBytes else { return flushed() }
+        var rest = bytes
+        rest.moveReaderIndex(forwardBy: written)
+        outbound.append(rest)
+        setInterest(interest.union(.write))
+    }
+
+    /// What one write to the socket did.
+    enum SendOutcome {
+        case wrote(Int)
+        /// The socket is full (`EAGAIN`).
+        case blocked
+        /// The write failed; the failure has been handled (the connection is closing or
+        /// reading what the peer said before it went).
+        case failed
+    }
+
+    /// Runs one write to `socket`, handling its failure.
+    func send(_ write: (Socket) throws(PosixError) -> IOResult<Int>, on socket: Socket) -> SendOutcome {
+        do {
+            guard case .processed(let written) = try write(socket) else { return .blocked }
+            return .wrote(written)
+        } catch {
+            if error.code == EPIPE || error.code == ECONNRESET {
+                // The peer is gone; what it said before going (if anything) is still to be read.
+                // Read it first (a TLS alert such as certificate_required, an early response):
+                // the kernel keeps received bytes after a reset, and the read that finds
+                // none reports the EOF. Jumping straight to EOF would lose them.
+                outbound.removeAll()
+                outboundBytes = 0
+                if interest.contains(.read) || phase != .ready { readAvailable(force: true) } else { receivedEOF() }
+            } else {
+                ioFailed(error)
+            }
+            return .failed
+        }
     }
 
     func flush() {
         guard let socket, phase != .closed else { return }
         while !outbound.isEmpty {
-            let result: IOResult<Int>
-            do {
-                result = try socket.write(outbound)
-            } catch {
-                if error.code == EPIPE || error.code == ECONNRESET {
-                    // The peer is gone; what it said before going (if anything) is still to be read.
-                    // Read it first (a TLS alert such as certificate_required, an early response):
-                    // the kernel keeps received bytes after a reset, and the read that finds
-                    // none reports the EOF. Jumping straight to EOF would lose them.
-                    outbound.removeAll()
-                    outboundBytes = 0
-                    if interest.contains(.read) || phase != .ready { readAvailable(force: true) } else { receivedEOF() }
-                    return
-                }
-                ioFailed(error)
+            var written: Int
+            switch send({ (socket) throws(PosixError) in try socket.write(outbound) }, on: socket) {
+            case .failed:
                 return
-            }
-            guard case .processed(var written) = result else {
+            case .blocked:
                 setInterest(interest.union(.write))
                 return
+            case .wrote(let count):
+                written = count
             }
             outboundBytes -= written
             while written > 0 {
@@ -294,6 +336,11 @@ extension HTTP1Connection {
                 }
             }
         }
+        flushed()
+    }
+
+    /// Everything queued is written: stop watching for writability and move the request on.
+    func flushed() {
         if interest.contains(.write) { setInterest(interest.subtracting(.write)) }
         if requestWritten { execution?.requestFlushed() }
         if bodyPumpActive { pumpBody() }

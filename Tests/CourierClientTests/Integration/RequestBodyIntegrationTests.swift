@@ -85,6 +85,22 @@ struct PatternStream: HTTPClientBodyStream {
         }
     }
 
+    /// Far more than a socket takes in one send (`tcp_wmem` allows at most 4 MiB): the first
+    /// write goes straight from the buffer, the socket takes part of it, and the rest is queued
+    /// and written as the socket drains, every byte once and in order.
+    @Test func aBodyLargerThanTheSocketTakesIsWrittenAsItDrains() throws {
+        let content = PatternStream.bytes(24 << 20)
+        try withClientAndServer(serving: Self.echoServer()) { client, server in
+            let result = run(client, try Self.post("\(server.baseURL)/upload", .bytes(ByteBuffer(bytes: content))), seconds: 60)
+            #expect(result.error == nil, "\(String(describing: result.error))")
+            #expect(result.bodyString == "\(content.count)")
+            let request = try #require(server.requests.first)
+            #expect(request.body == content)
+            let lastSent = result.events.compactMap { if case .bodySent(let n) = $0 { n } else { nil } }.last
+            #expect(lastSent == Int64(content.count))
+        }
+    }
+
     @Test func fileBody() throws {
         let content = PatternStream.bytes(3 << 20 + 123)
         let path = try makeTemporaryFile(content)
