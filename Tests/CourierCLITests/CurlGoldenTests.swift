@@ -13,6 +13,42 @@ struct CurlGoldenTests {
                          "remote_ip", "remote_port", "content_type", "exitcode"]
     static let times = ["time_namelookup", "time_connect", "time_pretransfer", "time_starttransfer", "time_total"]
 
+    /// One config file (`-K`), read by both: options with and without dashes, quoted values
+    /// with escapes, comments, an unknown option (a warning, on stderr, from each).
+    @Test func aConfigFileMeansTheSameToBoth() throws {
+        let server = try CLI.server()
+        defer { server.shutdown() }
+        let directory = try CLI.scratchDirectory()
+        let config = directory + "/transfer.config"
+        try CLI.write("""
+            # the request
+            request = PUT
+            --data-binary "one two"
+            header: "X-Quoted: a \\"b\\""
+            -H "X-Second: 2"
+            url = "\(server.baseURL)/echo"
+            output /dev/null
+            write-out = "%{http_code} %{size_upload} %{url_effective}\\n"
+            not-an-option
+            """, to: config)
+        let curl = try Process.run("/usr/bin/curl", ["-K", config])
+        let courier = try CourierRun.run(["-K", config])
+        #expect(courier.status == 0 && curl.status == 0, "\(courier.err)")
+        #expect(courier.out == curl.out)
+        #expect(courier.out == "200 7 \(server.baseURL)/echo\n")
+        #expect(courier.err.contains("transfer.config:9: warning: 'not-an-option' is unknown"), "\(courier.err)")
+        // curl wraps its warnings at 79 columns.
+        #expect(curl.err.contains("transfer.config:9: warning: 'not-an-option'"), "\(curl.err)")
+        let requests = server.requests
+        try #require(requests.count == 2)
+        for request in requests {
+            #expect(request.method == "PUT")
+            #expect(request.bodyString == "one two")
+            #expect(request.header("X-Quoted") == "a \"b\"")
+            #expect(request.header("X-Second") == "2")
+        }
+    }
+
     @Test(arguments: [
         ["/hello"],
         ["-d", "a=1", "-d", "b=2", "/echo"],

@@ -4,11 +4,16 @@
 /// options. swift-argument-parser reads neither attached values nor curl's clusters, so this
 /// small reader does instead.
 struct CurlArgumentReader {
-    /// A usage error: curl's exit status 2 and its message.
+    /// A usage error: curl's exit status 2 (26 for a config file that cannot be read) and its
+    /// message.
     struct UsageError: Error, CustomStringConvertible {
         let message: String
+        var exitCode = CurlExit.usage
         var description: String { message }
     }
+
+    /// How deep config files may name config files.
+    static let configNesting = 10
 
     /// Short letters and the long option each stands for.
     static let shortOptions: [Character: String] = [
@@ -17,6 +22,7 @@ struct CurlArgumentReader {
         "D": "dump-header", "w": "write-out", "L": "location", "f": "fail", "s": "silent", "S": "show-error",
         "v": "verbose", "u": "user", "b": "cookie", "c": "cookie-jar", "k": "insecure", "E": "cert",
         "x": "proxy", "C": "continue-at", "g": "globoff", "m": "max-time", "h": "help", "V": "version", "#": "progress-bar",
+        "K": "config",
     ]
 
     /// Long options that take a value.
@@ -25,7 +31,7 @@ struct CurlArgumentReader {
         "data-urlencode", "json", "form", "form-string", "upload-file", "output", "output-dir", "dump-header",
         "write-out", "max-redirs", "user", "cookie", "cookie-jar", "cacert", "capath", "cert", "key",
         "pinnedpubkey", "proxy", "noproxy", "unix-socket", "continue-at", "retry", "retry-delay",
-        "retry-max-time", "connect-timeout", "max-time", "limit-rate", "har", "url",
+        "retry-max-time", "connect-timeout", "max-time", "limit-rate", "har", "url", "config",
     ]
 
     /// Long options that are on/off (`--no-NAME` turns one off).
@@ -59,7 +65,7 @@ struct CurlArgumentReader {
                     name = String(name[..<equals])
                 }
                 if valued.contains(name) {
-                    try apply(name, value: try value(for: name, attached: attached), to: &options)
+                    try applyValued(name, value: try value(for: name, attached: attached), to: &options, nesting: 0)
                 } else if booleans.contains(name) {
                     try apply(name, value: nil, to: &options)
                 } else if name.hasPrefix("no-"), booleans.contains(String(name.dropFirst(3))) {
@@ -76,7 +82,8 @@ struct CurlArgumentReader {
                     letters = letters.dropFirst()
                     guard let name = shortOptions[letter] else { throw UsageError(message: "option -\(letter): is unknown") }
                     if valued.contains(name) {
-                        try apply(name, value: try value(for: name, attached: letters.isEmpty ? nil : String(letters)), to: &options)
+                        try applyValued(
+                            name, value: try value(for: name, attached: letters.isEmpty ? nil : String(letters)), to: &options, nesting: 0)
                         break
                     }
                     try apply(name, value: nil, to: &options)
@@ -85,6 +92,51 @@ struct CurlArgumentReader {
             index += 1
         }
         return options
+    }
+
+    /// A valued option; `--config` reads its file where it stands, as curl does, so that later
+    /// options override what the file set.
+    static func applyValued(_ name: String, value: String, to options: inout CurlOptions, nesting: Int) throws(UsageError) {
+        guard name == "config" else { return try apply(name, value: value, to: &options) }
+        guard nesting < configNesting else {
+            throw UsageError(message: "option --config: config files nest more than \(configNesting) deep at '\(value)'")
+        }
+        let bytes: [UInt8]
+        do { bytes = try RequestBodyBuilder.read(value) } catch {
+            throw UsageError(message: "cannot read config from '\(value)'", exitCode: CurlExit.readError)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw UsageError(message: "config file '\(value)' is not UTF-8 text", exitCode: CurlExit.readError)
+        }
+        for line in CurlConfigFile.parse(text) {
+            let name: String
+            if line.option.hasPrefix("--") {
+                name = String(line.option.dropFirst(2))
+            } else if line.option.hasPrefix("-") {
+                // One short option a line (`-o file`, `-s`).
+                guard line.option.count == 2, let long = shortOptions[line.option.last!] else {
+                    options.warnings.append("\(value):\(line.number): warning: '\(line.option)' is unknown")
+                    continue
+                }
+                name = long
+            } else {
+                name = line.option
+            }
+            if valued.contains(name) {
+                guard let parameter = line.value else {
+                    throw UsageError(message: "\(value):\(line.number): option \(line.option): requires parameter")
+                }
+                try applyValued(name, value: parameter, to: &options, nesting: nesting + 1)
+            } else if booleans.contains(name) {
+                // A value after an on/off option is ignored, as curl ignores it.
+                try apply(name, value: nil, to: &options)
+            } else if name.hasPrefix("no-"), booleans.contains(String(name.dropFirst(3))) {
+                try disable(String(name.dropFirst(3)), in: &options)
+            } else {
+                // curl warns and goes on.
+                options.warnings.append("\(value):\(line.number): warning: '\(line.option)' is unknown")
+            }
+        }
     }
 
     static func number(_ text: String, for name: String) throws(UsageError) -> Double {

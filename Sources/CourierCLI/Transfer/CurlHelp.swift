@@ -79,6 +79,7 @@ enum CurlHelp {
          --limit-rate <speed>      Bandwidth cap in bytes/s (k, m, g suffixes)
          --har <file>              Write a HAR 1.2 log of the transfers
 
+     -K, --config <file>           Read options from a curl config file (- for stdin), where -K stands
      -h, --help                    This help
      -V, --version                 Show the version
 

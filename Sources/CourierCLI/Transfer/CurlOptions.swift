@@ -45,6 +45,8 @@ struct CurlOptions: Sendable {
     var fail = false
     var failWithBody = false
     var silent = false
+    /// Warnings to print before the transfer (unknown options in a config file), unless silent.
+    var warnings: [String] = []
     var showError = false
     var verbose = false
     var progressBar = false

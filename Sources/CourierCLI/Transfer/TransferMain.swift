@@ -16,7 +16,10 @@ enum TransferMain {
         let options: CurlOptions
         do { options = try CurlArgumentReader.read(arguments) } catch {
             StandardError.write("courier: \(error.message)\ncourier: try 'courier --help' for more information\n")
-            return CurlExit.usage
+            return error.exitCode
+        }
+        if !options.silent {
+            for warning in options.warnings { StandardError.write("Warning: \(warning)\n") }
         }
         if options.showHelp {
             OutputFile(.standardOutput).write(CurlHelp.text)
