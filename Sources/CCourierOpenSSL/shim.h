@@ -6,3 +6,4 @@
 #include <openssl/evp.h>
 #include <openssl/bio.h>
 #include <openssl/ocsp.h>
+#include <openssl/proverr.h>

@@ -45,6 +45,10 @@ public struct TLSConfiguration: Sendable, Hashable {
     public var certificateChainFile: String? = nil
     /// The PEM private key matching ``certificateChainFile``.
     public var privateKeyFile: String? = nil
+    /// The password of an encrypted ``privateKeyFile`` (PKCS#8 or traditional PEM encryption).
+    /// Nothing is ever prompted for: an encrypted key without it, or with a wrong one, fails to
+    /// load with a ``TLSError`` saying so.
+    public var privateKeyPassword: String? = nil
     /// ALPN protocol names offered, most preferred first (RFC 7301). Empty: no ALPN extension.
     public var applicationProtocols: [String] = ["http/1.1"]
     /// An opaque label that keeps connections made under different trust policies apart — in a

@@ -63,7 +63,7 @@ public final class TLSContext: @unchecked Sendable {
             guard let chain = configuration.certificateChainFile, let key = configuration.privateKeyFile else {
                 throw TLSError(.configuration, message: "a client certificate needs both a chain file and a key file")
             }
-            try useCertificate(chainFile: chain, keyFile: key)
+            try useCertificate(chainFile: chain, keyFile: key, password: configuration.privateKeyPassword)
         }
         if !configuration.applicationProtocols.isEmpty {
             let wire = try Self.alpnWireFormat(configuration.applicationProtocols)
@@ -218,18 +218,47 @@ public final class TLSContext: @unchecked Sendable {
         else { throw OpenSSLErrorQueue.error(.configuration, "cannot allow partial chains") }
     }
 
-    /// Loads a PEM certificate chain and its key, and checks that they match.
-    private func useCertificate(chainFile: String, keyFile: String) throws(TLSError) {
+    /// Loads a PEM certificate chain and its key, and checks that they match. An encrypted key
+    /// is opened with `password`; without one it fails to load (OpenSSL's default would prompt
+    /// on the terminal, which a library must never do).
+    private func useCertificate(chainFile: String, keyFile: String, password: String? = nil) throws(TLSError) {
         guard SSL_CTX_use_certificate_chain_file(ctx, chainFile) == 1 else {
             throw OpenSSLErrorQueue.error(.configuration, "cannot load certificate chain \(chainFile)")
         }
-        guard SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM) == 1 else {
+        // The callback hands OpenSSL the password passed as its user data, or refuses (0).
+        SSL_CTX_set_default_passwd_cb(ctx) { buffer, size, _, userdata in
+            guard let buffer, let userdata, size > 0 else { return 0 }
+            // Safe: `userdata` is the NUL-terminated copy of the password that `withCString`
+            // below keeps alive while the key loads, and at most `size` bytes are written.
+            let password = userdata.assumingMemoryBound(to: CChar.self)
+            let length = min(strlen(password), Int(size))
+            memcpy(buffer, password, length)
+            return Int32(length)
+        }
+        let loaded = (password ?? "").withCString { text in
+            // Safe: OpenSSL only reads it, from the callback, during the load below; it is
+            // unset before `withCString` ends.
+            SSL_CTX_set_default_passwd_cb_userdata(ctx, password == nil ? nil : UnsafeMutableRawPointer(mutating: text))
+            defer { SSL_CTX_set_default_passwd_cb_userdata(ctx, nil) }
+            return SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM) == 1
+        }
+        guard loaded else {
             let drained = OpenSSLErrorQueue.drain()
             // OpenSSL already compares the key with the certificate while loading it.
             if drained.contains(library: ERR_LIB_X509, reason: X509_R_KEY_VALUES_MISMATCH)
                 || drained.contains(library: ERR_LIB_X509, reason: X509_R_KEY_TYPE_MISMATCH)
             {
                 throw TLSError(.configuration, message: "private key \(keyFile) does not match certificate \(chainFile): \(drained.message)")
+            }
+            // OpenSSL 3 reports a missing and a wrong password alike (the provider's bad
+            // decrypt); which it was, the caller knows.
+            if drained.contains(library: ERR_LIB_PROV, reason: PROV_R_BAD_DECRYPT)
+                || drained.contains(library: ERR_LIB_EVP, reason: EVP_R_BAD_DECRYPT)
+                || drained.contains(library: ERR_LIB_PEM, reason: PEM_R_BAD_DECRYPT)
+                || drained.contains(library: ERR_LIB_PEM, reason: PEM_R_BAD_PASSWORD_READ)
+            {
+                let what = password?.isEmpty ?? true ? "is encrypted and no password was given" : "did not decrypt with the password given"
+                throw TLSError(.configuration, message: "private key \(keyFile) \(what): \(drained.message)")
             }
             throw TLSError(.configuration, message: "cannot load private key \(keyFile): \(drained.message)")
         }

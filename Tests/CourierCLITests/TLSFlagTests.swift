@@ -43,4 +43,28 @@ import Testing
         #expect(run.status == 0, "\(run.err)")
         #expect(run.out == "hello")
     }
+
+    /// An encrypted key: its password after the certificate's name (curl's `--cert file:password`)
+    /// or in `--pass`; a wrong one is curl's exit 58 before anything is sent.
+    @Test(arguments: [
+        (["--cert", "client.pem:courier-test"], Int32(0)),
+        (["--cert", "client.pem", "--pass", "courier-test"], Int32(0)),
+        (["--cert", "client.pem:wrong"], Int32(58)),
+        (["--cert", "client.pem"], Int32(58)),
+    ])
+    func anEncryptedClientKey(_ flags: [String], _ status: Int32) throws {
+        let tls = ServerTLS(certificateChain: "valid-chain.pem", privateKey: "valid.key", clientCA: "ca.pem")
+        let server = try CLI.server(tls: tls)
+        defer { server.shutdown() }
+        let resolved = flags.map { $0.hasPrefix("client.pem") ? TestCertificates.path($0) : $0 }
+        let run = try CourierRun.run(["--cacert", TestCertificates.path("ca.pem")] + resolved
+            + ["--key", TestCertificates.path("client-encrypted.key"), "https://localhost:\(server.port)/hello"])
+        #expect(run.status == status, "\(run.err)")
+        if status == 0 {
+            #expect(run.out == "hello")
+        } else {
+            #expect(run.err.contains("client-encrypted.key"), "\(run.err)")
+            #expect(server.requests.isEmpty)
+        }
+    }
 }

@@ -29,6 +29,51 @@ struct MutualTLSTests {
         #expect(try link.send(Array("ping".utf8), from: link.client, to: link.server) == Array("ping".utf8))
     }
 
+    @Test("an encrypted key opens with its password, and the handshake succeeds")
+    func encryptedKeyWithPassword() throws {
+        let client = try Contexts.client {
+            $0.certificateChainFile = Certificates.path("client.pem")
+            $0.privateKeyFile = Certificates.path("client-encrypted.key")
+            $0.privateKeyPassword = "courier-test"
+        }
+        let link = try Link(client: client, hostname: "localhost", server: Self.server())
+        link.handshake()
+        #expect(link.bothComplete, "client \(String(describing: link.clientError)) server \(String(describing: link.serverError))")
+        #expect(try link.send(Array("ping".utf8), from: link.client, to: link.server) == Array("ping".utf8))
+    }
+
+    /// Without a password, or with a wrong one, the key does not load, and nothing is prompted
+    /// for (OpenSSL's default would read the terminal).
+    @Test("an encrypted key without its password, or with a wrong one, is a configuration error", arguments: [nil, "wrong", ""])
+    func encryptedKeyWithoutItsPassword(password: String?) throws {
+        do {
+            _ = try Contexts.client {
+                $0.certificateChainFile = Certificates.path("client.pem")
+                $0.privateKeyFile = Certificates.path("client-encrypted.key")
+                $0.privateKeyPassword = password
+            }
+            Issue.record("the key loaded")
+        } catch let error as TLSError {
+            #expect(error.reason == .configuration)
+            let expected = password?.isEmpty == false ? "did not decrypt with the password given" : "is encrypted and no password was given"
+            #expect(error.message.contains("client-encrypted.key \(expected)"), "\(error)")
+        } catch {
+            Issue.record("not a TLSError: \(error)")
+        }
+    }
+
+    @Test("a password given for a key that is not encrypted is not needed, and does no harm")
+    func passwordForAPlainKey() throws {
+        let client = try Contexts.client {
+            $0.certificateChainFile = Certificates.path("client.pem")
+            $0.privateKeyFile = Certificates.path("client.key")
+            $0.privateKeyPassword = "unused"
+        }
+        let link = try Link(client: client, hostname: "localhost", server: Self.server())
+        link.handshake()
+        #expect(link.bothComplete)
+    }
+
     @Test("without a client certificate the server fails the handshake (TLS 1.2: both sides during the handshake)")
     func withoutCertificateTLS12() throws {
         let link = try Link(client: Contexts.client(), hostname: "localhost", server: Self.server(maximum: .tls1_2))

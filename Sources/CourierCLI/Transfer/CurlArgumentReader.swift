@@ -30,7 +30,7 @@ struct CurlArgumentReader {
         "request", "header", "user-agent", "referer", "data", "data-ascii", "data-raw", "data-binary",
         "data-urlencode", "json", "form", "form-string", "upload-file", "output", "output-dir", "dump-header",
         "write-out", "max-redirs", "user", "cookie", "cookie-jar", "cacert", "capath", "cert", "key",
-        "pinnedpubkey", "proxy", "noproxy", "unix-socket", "continue-at", "retry", "retry-delay",
+        "pinnedpubkey", "pass", "proxy", "noproxy", "unix-socket", "continue-at", "retry", "retry-delay",
         "retry-max-time", "connect-timeout", "max-time", "limit-rate", "har", "url", "config",
     ]
 
@@ -139,6 +139,28 @@ struct CurlArgumentReader {
         }
     }
 
+    /// curl's `--cert <certificate[:password]>`: the file name up to the first `:` not escaped
+    /// with a backslash (`\:` is a colon of the name, `\\` a backslash), and the password after
+    /// it, taken as is.
+    static func certificateAndPassword(_ text: String) -> (file: String, password: String?) {
+        var file = ""
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            let next = text.index(after: index)
+            if character == "\\", next < text.endIndex, text[next] == ":" || text[next] == "\\" {
+                file.append(text[next])
+                index = text.index(after: next)
+            } else if character == ":" {
+                return (file, String(text[next...]))
+            } else {
+                file.append(character)
+                index = next
+            }
+        }
+        return (file, nil)
+    }
+
     static func number(_ text: String, for name: String) throws(UsageError) -> Double {
         guard let value = Double(text), value >= 0, value.isFinite else {
             throw UsageError(message: "option --\(name): expected a proper numerical parameter")
@@ -210,7 +232,12 @@ struct CurlArgumentReader {
         case "insecure": options.insecure = true
         case "cacert": options.caCertificate = text
         case "capath": options.caPath = text
-        case "cert": options.certificate = text
+        case "cert":
+            let (file, password) = certificateAndPassword(text)
+            options.certificate = file
+            // A later `--pass` wins, as an earlier one loses to the password here.
+            if let password { options.keyPassword = password }
+        case "pass": options.keyPassword = text
         case "key": options.key = text
         case "pinnedpubkey": options.pinnedPublicKey = text
         case "proxy": options.proxy = text

@@ -58,8 +58,9 @@ enum CurlHelp {
      -k, --insecure                Do not verify the server's certificate
          --cacert <file>           CA certificates (PEM) to verify the server with
          --capath <dir>            A directory of CA certificates (hashed names)
-     -E, --cert <file>             Client certificate (PEM)
+     -E, --cert <file[:password]>  Client certificate (PEM); a password after ":" opens an encrypted key (\\: is a colon)
          --key <file>              Client private key (PEM)
+         --pass <password>         Password of an encrypted private key
          --pinnedpubkey <hashes>   sha256//<base64>[;sha256//...]: the server's public key must match one
 
     Proxies:

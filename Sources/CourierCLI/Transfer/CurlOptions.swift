@@ -64,6 +64,8 @@ struct CurlOptions: Sendable {
     var caPath: String?
     var certificate: String?
     var key: String?
+    /// The private key's password: `--pass`, or what follows the first unescaped `:` of `--cert`.
+    var keyPassword: String?
     var pinnedPublicKey: String?
 
     // Proxies and sockets.

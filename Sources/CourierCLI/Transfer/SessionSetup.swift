@@ -25,9 +25,10 @@ struct SessionSetup {
         if let file = options.caCertificate { tls.trustRoots = [.file(file)] }
         if let directory = options.caPath { tls.trustRoots = (options.caCertificate == nil ? [] : tls.trustRoots) + [.directory(directory)] }
         if let certificate = options.certificate {
-            // curl's `--cert file:password` is not supported; the key may sit in the same file.
+            // The key may sit in the same file.
             tls.certificateChainFile = certificate
             tls.privateKeyFile = options.key ?? certificate
+            tls.privateKeyPassword = options.keyPassword
         }
         configuration.client.tls = tls
         configuration.client.proxy = proxied ? try proxy() : .none

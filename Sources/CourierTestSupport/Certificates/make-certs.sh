@@ -20,6 +20,7 @@
 #   selfsigned.pem / .key           self-signed localhost/127.0.0.1
 #   other-ca.pem, untrusted.pem     a root nobody trusts and a leaf it signed (untrusted-chain.pem)
 #   client.pem / .key               clientAuth leaf signed by ca (for mTLS)
+#   client-encrypted.key            client.key as encrypted PKCS#8 (AES-256), password "courier-test"
 # Every issuer keeps one database, so serial numbers are unique per issuer (CRLs and OCSP name
 # certificates by serial).
 set -euo pipefail
@@ -102,5 +103,6 @@ cp "$work/db-intermediate/index" intermediate-index.txt
 
 for leaf in valid ip wronghost cnonly expired notyet revoked muststaple; do cat $leaf.pem intermediate.pem > $leaf-chain.pem; done
 cat untrusted.pem > untrusted-chain.pem
+openssl pkey -in client.key -aes256 -passout pass:courier-test -out client-encrypted.key
 rm -f other-ca.key
 echo "certificates written to $(pwd)"

@@ -121,3 +121,31 @@ import Testing
         }
     }
 }
+
+/// curl's `--cert <certificate[:password]>` and `--pass`.
+@Suite struct CertificatePasswordTests {
+    @Test(arguments: [
+        ("client.pem", "client.pem", nil),
+        ("client.pem:secret", "client.pem", "secret"),
+        ("client.pem:", "client.pem", ""),
+        ("client.pem:a:b\\:c", "client.pem", "a:b\\:c"),
+        ("dir\\:x/client.pem:pw", "dir:x/client.pem", "pw"),
+        ("back\\\\slash.pem", "back\\slash.pem", nil),
+        ("trailing\\", "trailing\\", nil),
+    ] as [(String, String, String?)])
+    func theFirstUnescapedColonSplits(_ text: String, _ file: String, _ password: String?) {
+        let split = CurlArgumentReader.certificateAndPassword(text)
+        #expect(split.file == file)
+        #expect(split.password == password)
+    }
+
+    @Test func theLastPasswordGivenWins() throws {
+        let fromCert = try CurlArgumentReader.read(["--pass", "first", "-E", "c.pem:second", "http://a/"])
+        #expect(fromCert.certificate == "c.pem")
+        #expect(fromCert.keyPassword == "second")
+        let fromPass = try CurlArgumentReader.read(["--cert", "c.pem:first", "--pass", "second", "http://a/"])
+        #expect(fromPass.keyPassword == "second")
+        let none = try CurlArgumentReader.read(["--pass", "kept", "--cert", "c.pem", "http://a/"])
+        #expect(none.keyPassword == "kept")
+    }
+}
