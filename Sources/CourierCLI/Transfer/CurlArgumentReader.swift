@@ -114,7 +114,7 @@ struct CurlArgumentReader {
                 name = String(line.option.dropFirst(2))
             } else if line.option.hasPrefix("-") {
                 // One short option a line (`-o file`, `-s`).
-                guard line.option.count == 2, let long = shortOptions[line.option.last!] else {
+                guard line.option.count == 2, let letter = line.option.last, let long = shortOptions[letter] else {
                     options.warnings.append("\(value):\(line.number): warning: '\(line.option)' is unknown")
                     continue
                 }
