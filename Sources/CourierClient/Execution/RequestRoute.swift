@@ -47,7 +47,6 @@ final class RequestRoute {
         self.request = request
     }
 
-    /// Whether this route was derived from `request` itself.
     /// `key`'s entry in `pool`, found once and then kept.
     func entry(in pool: ConnectionPool) -> ConnectionPool.Entry {
         if let poolEntry { return poolEntry }
@@ -56,6 +55,7 @@ final class RequestRoute {
         return found
     }
 
+    /// Whether this route was derived from `request` itself.
     func serves(_ request: HTTPClientRequest) -> Bool {
         self.request.isSameRequest(as: request)
     }
