@@ -126,20 +126,26 @@ final class ConnectionPool: Sendable {
     /// Only a queued execution enters the waiter table: one leased at once, or refused at once,
     /// is handed to `run` directly (`acquiring`).
     func acquire(_ execution: HTTPRequestExecution, entry: Entry, timeouts: HTTPClientTimeouts) {
-        let (actions, leased, creates) = state.withLock { state -> (ConnectionPoolStateMachine<Int>.Actions, HTTP1Connection?, Bool) in
-            if state.isShutDown { return ([.failWaiter(execution.id, ClientError(.poolShutdown))], nil, false) }
+        /// What the lock decided: an idle connection leased at once (looked up under the same
+        /// lock; nil if it closed meanwhile), or the machine's actions for everything else.
+        enum Outcome {
+            case idle(HTTP1Connection?)
+            case actions(ConnectionPoolStateMachine<Int>.Actions, leased: HTTP1Connection?, creates: Bool)
+        }
+        let outcome = state.withLock { state -> Outcome in
+            if state.isShutDown { return .actions([.failWaiter(execution.id, ClientError(.poolShutdown))], leased: nil, creates: false) }
             // A cancel that came between the execution marking itself waiting and this lock found
             // nothing queued to remove: honour it here.
-            if execution.isCancelled { return ([.failWaiter(execution.id, ClientError(.cancelled))], nil, false) }
+            if execution.isCancelled { return .actions([.failWaiter(execution.id, ClientError(.cancelled))], leased: nil, creates: false) }
             // With several loops, a connection on the execution's own loop runs it without a
             // thread hop (`run(leased:)`), and its responses arrive where the next request starts.
-            let actions: ConnectionPoolStateMachine<Int>.Actions
             if hasSeveralLoops {
                 let home = execution.homeLoop
-                actions = entry.machine.requestConnection(waiter: execution.id, preferring: { entry.connections[$0]?.loop === home })
-            } else {
-                actions = entry.machine.requestConnection(waiter: execution.id)
+                entry.machine.preferIdleConnection(where: { entry.connections[$0]?.loop === home })
             }
+            // Almost every request on a warm pool: no action list to build and run.
+            if let id = entry.machine.leaseIdleConnection(to: execution.id) { return .idle(entry.connections[id]) }
+            let actions = entry.machine.requestConnection(waiter: execution.id)
             // An idle connection leased at once is looked up here, under the lock that leased
             // it, rather than under a second one in `run`.
             var leased: HTTP1Connection?
@@ -152,11 +158,28 @@ final class ConnectionPool: Sendable {
                 default: break
                 }
             }
-            return (actions, leased, creates)
+            return .actions(actions, leased: leased, creates: creates)
         }
-        // A connection made for this request is made on its loop: there it serves it (and its
-        // next requests from that loop) without a thread hop.
-        run(actions, entry: entry, timeouts: timeouts, acquiring: execution, leased: leased, createOn: creates ? execution.homeLoop : nil)
+        switch outcome {
+        case .idle(let connection):
+            hand(connection, to: execution)
+        case .actions(let actions, let leased, let creates):
+            // A connection made for this request is made on its loop: there it serves it (and
+            // its next requests from that loop) without a thread hop.
+            run(actions, entry: entry, timeouts: timeouts, acquiring: execution, leased: leased, createOn: creates ? execution.homeLoop : nil)
+        }
+    }
+
+    /// Runs `execution` on the connection leased to it (nil: the connection closed on its loop,
+    /// EOF or stray bytes while idle, between the machine's lease and now, and the machine
+    /// already forgot it; the execution must not be dropped, it asks for another connection).
+    private func hand(_ connection: HTTP1Connection?, to execution: HTTPRequestExecution) {
+        guard let connection else {
+            execution.connectionUnusable()
+            return
+        }
+        execution.leased(connection)
+        connection.run(leased: execution)
     }
 
     /// `key`'s entry (made on first use): what ``acquire(_:entry:timeouts:)`` takes.
@@ -183,6 +206,17 @@ final class ConnectionPool: Sendable {
     }
 
     func connectionReleased(_ connection: HTTP1Connection, reusable: Bool) {
+        // Almost every release: parked idle, with no action list to build and run.
+        if reusable {
+            let entry = connection.poolEntry
+            let parked = state.withLock { _ in
+                entry.connections.index(of: connection.id) != nil && entry.machine.parkReleasedConnection(connection.id)
+            }
+            if parked {
+                armIdleTimer(of: connection)
+                return
+            }
+        }
         input(connection, releasing: true) { machine in
             // A connection the pool already forgot (closed at shutdown) is simply dropped.
             guard machine.leasedConnectionCount > 0 else { return [] }
@@ -287,26 +321,11 @@ final class ConnectionPool: Sendable {
                     (connection, execution) = state.withLock { (entry.connections[id], take(waiter, &$0)) }
                 }
                 guard let execution else { return }
-                guard let connection else {
-                    // The connection closed on its loop (EOF or stray bytes while idle) between
-                    // the machine's lease and now, and the machine already forgot it: the execution
-                    // must not be dropped, it asks for another connection.
-                    execution.connectionUnusable()
-                    return
-                }
-                execution.leased(connection)
-                connection.run(leased: execution)
+                hand(connection, to: execution)
             case .scheduleIdleTimer(let id):
                 let parked = releasing.flatMap { $0.id == id ? $0 : nil }
                 guard let connection = parked ?? state.withLock({ _ in entry.connections[id] }) else { return }
-                let timeout = configuration.idleConnectionTimeout
-                // A release comes from the connection's own loop: arming a timer there re-enters
-                // nothing, so it needs no loop hop per request.
-                if connection.loop.inEventLoop {
-                    connection.scheduleIdleTimer(timeout)
-                } else {
-                    connection.loop.execute { connection.scheduleIdleTimer(timeout) }
-                }
+                armIdleTimer(of: connection)
             case .cancelIdleTimer:
                 // Nothing to do here: what follows it on the connection's loop cancels the
                 // timer anyway (`execute` for a lease, `closeFromPool` or the close itself),
@@ -323,6 +342,18 @@ final class ConnectionPool: Sendable {
                 state.withLock { _ = $0.shutdownPending.remove(key) }
                 checkShutdownComplete()
             }
+        }
+    }
+
+    /// Arms the idle timer of a connection the machine just parked.
+    private func armIdleTimer(of connection: HTTP1Connection) {
+        let timeout = configuration.idleConnectionTimeout
+        // A release comes from the connection's own loop: arming a timer there re-enters
+        // nothing, so it needs no loop hop per request.
+        if connection.loop.inEventLoop {
+            connection.scheduleIdleTimer(timeout)
+        } else {
+            connection.loop.execute { connection.scheduleIdleTimer(timeout) }
         }
     }
 

@@ -128,9 +128,8 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     public mutating func requestConnection(waiter: WaiterID) -> Actions {
         if shuttingDown { return [.failWaiter(waiter, ClientError(.poolShutdown))] }
         precondition(waiters.isEmpty || !waiters.contains(waiter), "waiter \(waiter) is already queued")
-        if let id = idleStack.popLast() {
-            // Every idle id is in the table (parking puts it in both; closing takes it from both).
-            return Actions(.cancelIdleTimer(id), lease(id, at: connections.index(of: id)!, to: waiter))
+        if let id = leaseIdleConnection(to: waiter) {
+            return Actions(.cancelIdleTimer(id), .lease(id, to: waiter))
         }
         waiters.append(waiter)
         var actions: Actions = [.enqueue(waiter)]
@@ -144,14 +143,36 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     /// preferred one is leased; when none of them is preferred, the most recent of all, as
     /// ``requestConnection(waiter:)`` does.
     public mutating func requestConnection(waiter: WaiterID, preferring isPreferred: (ConnectionID) -> Bool) -> Actions {
+        preferIdleConnection(where: isPreferred)
+        return requestConnection(waiter: waiter)
+    }
+
+    /// The lease that ``requestConnection(waiter:)`` makes when a connection is idle, on its
+    /// own: the most recently used idle connection is leased to `waiter` and returned. Returns
+    /// nil, changing nothing, when none is idle or the pool is shutting down; the caller then
+    /// asks ``requestConnection(waiter:)``. A driver that leases this way has no idle timer to
+    /// cancel (the ``Action/cancelIdleTimer(_:)`` that comes with a lease is only a courtesy for
+    /// drivers that cancel timers eagerly), and it skips building an action list: this is the
+    /// input of almost every request on a warm pool.
+    @inline(__always)
+    public mutating func leaseIdleConnection(to waiter: WaiterID) -> ConnectionID? {
+        guard !shuttingDown, let id = idleStack.popLast() else { return nil }
+        // Every idle id is in the table (parking puts it in both; closing takes it from both).
+        guard let index = connections.index(of: id) else { preconditionFailure("idle connection \(id) is not in the table") }
+        _ = lease(id, at: index, to: waiter)
+        return id
+    }
+
+    /// Moves the most recently used idle connection that `isPreferred` accepts, among the
+    /// ``preferenceWindow`` most recent, to the top of the idle stack, where the next lease
+    /// takes it from. (The driver's preference: connections on the request's own event loop.)
+    public mutating func preferIdleConnection(where isPreferred: (ConnectionID) -> Bool) {
         let top = idleStack.count - 1
-        guard !shuttingDown, top > 0, !isPreferred(idleStack[top]) else { return requestConnection(waiter: waiter) }
+        guard !shuttingDown, top > 0, !isPreferred(idleStack[top]) else { return }
         var index = top - 1
         let lowest = Swift.max(0, idleStack.count - Self.preferenceWindow)
         while index >= lowest, !isPreferred(idleStack[index]) { index -= 1 }
-        // The preferred one goes to the top, where the plain path leases from.
         if index >= lowest { idleStack.append(idleStack.remove(at: index)) }
-        return requestConnection(waiter: waiter)
     }
 
     /// A connection attempt succeeded: lease it to the oldest waiter, or park it.
@@ -188,7 +209,7 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     /// parked idle, or is closed when not reusable or out of uses (then a replacement is started
     /// if waiters need one).
     public mutating func connectionReleased(_ id: ConnectionID, reusable: Bool) -> Actions {
-        // One table lookup for the whole release (this runs once per request).
+        if reusable, parkReleasedConnection(id) { return [.scheduleIdleTimer(id)] }
         guard let index = connections.index(of: id), connections[slot: index].state == .leased else {
             preconditionFailure("release of connection \(id), which is not leased")
         }
@@ -204,6 +225,21 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
             return Actions(lease(id, at: index, to: waiter))
         }
         return Actions(park(id, at: index))
+    }
+
+    /// The release that ``connectionReleased(_:reusable:)`` makes most often, on its own: a
+    /// reusable leased connection with uses left, no waiter queued and no shutdown under way is
+    /// parked idle, and true is returned (the driver arms its idle timer, as
+    /// ``Action/scheduleIdleTimer(_:)`` asks). Otherwise nothing changes and false is returned;
+    /// the caller then asks ``connectionReleased(_:reusable:)``, which decides the rest. One
+    /// table lookup, and no action list: this runs once per request.
+    public mutating func parkReleasedConnection(_ id: ConnectionID) -> Bool {
+        guard !shuttingDown, waiters.isEmpty, let index = connections.index(of: id),
+            connections[slot: index].state == .leased,
+            configuration.maximumUses.map({ connections[slot: index].uses < $0 }) ?? true
+        else { return false }
+        _ = park(id, at: index)
+        return true
     }
 
     /// The driver saw a connection close on its own: an idle connection closed by the server

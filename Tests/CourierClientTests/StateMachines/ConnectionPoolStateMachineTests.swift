@@ -208,12 +208,13 @@ struct ConnectionPoolStateMachineTests {
 
     /// Thousands of random events against the driver model; every step checks the invariants:
     /// the limit, FIFO service, no waiter waiting beside an idle connection, no double lease.
-    @Test(arguments: [1, 2, 3, 42, 2024] as [UInt64])
-    func randomizedModel(seed: UInt64) {
+    /// `fast`: driven as `ConnectionPool` drives it, with the one-step lease and park first.
+    @Test(arguments: [1, 2, 3, 42, 2024] as [UInt64], [false, true])
+    func randomizedModel(seed: UInt64, fast: Bool) {
         var rng = SplitMix64(seed: seed)
         let limit = Int.random(in: 1...6, using: &rng)
         let uses: Int? = Bool.random(using: &rng) ? Int.random(in: 1...4, using: &rng) : nil
-        var d = PoolDriver(Pool.Configuration(maximumConnections: limit, maximumUses: uses))
+        var d = PoolDriver(Pool.Configuration(maximumConnections: limit, maximumUses: uses), fast: fast)
         var requested = 0
         for step in 0..<5000 {
             if step == 4900 { d.apply(d.pool.shutdown()) }
@@ -258,5 +259,129 @@ struct ConnectionPoolStateMachineTests {
         #expect(d.served.count + d.failed.count == requested, "every waiter was served or failed exactly once")
         #expect(d.maxOpen <= limit)
         #expect(d.served.count > 100, "the run exercised leasing")
+    }
+
+    // MARK: The one-step inputs (what `ConnectionPool` asks first on every request)
+
+    @Test func aWarmPoolLeasesAndParksInOneStep() {
+        var d = PoolDriver(Pool.Configuration(maximumConnections: 2))
+        d.request()
+        d.establish(0)
+        let parked = d.pool.parkReleasedConnection(0)
+        #expect(parked)
+        #expect(d.pool.idleConnections == [0])
+        #expect(d.pool.leasedConnectionCount == 0)
+        let leased = d.pool.leaseIdleConnection(to: 7)
+        #expect(leased == 0)
+        #expect(d.pool.idleConnections.isEmpty)
+        #expect(d.pool.leasedConnectionCount == 1)
+        #expect(d.pool.waiterCount == 0)
+        #expect(d.pool.invariantViolation() == nil)
+    }
+
+    @Test func theOneStepLeaseDeclinesWithoutChangingAnything() {
+        var pool = Pool(configuration: Pool.Configuration(maximumConnections: 2))
+        // Nothing idle: no connection is started and no waiter queued (the full input does both).
+        let declined = pool.leaseIdleConnection(to: 0)
+        #expect(declined == nil)
+        #expect(pool.connectionCount == 0)
+        #expect(pool.waiterCount == 0)
+        let queuedAndStarted = pool.requestConnection(waiter: 0)
+        #expect(queuedAndStarted == [.enqueue(0), .createConnection(0)])
+        let established = pool.connectionEstablished(0)
+        #expect(established == [.lease(0, to: 0)])
+        let released = pool.connectionReleased(0, reusable: true)
+        #expect(released == [.scheduleIdleTimer(0)])
+        // Shutting down: declined, and the full input fails the request.
+        _ = pool.shutdown()
+        let declinedAtShutdown = pool.leaseIdleConnection(to: 1)
+        #expect(declinedAtShutdown == nil)
+        let refused = pool.requestConnection(waiter: 1)
+        #expect(refused == [.failWaiter(1, ClientError(.poolShutdown))])
+    }
+
+    @Test func theOneStepParkDeclinesWhatTheFullReleaseDecides() {
+        // A waiter is queued: the connection goes to it, not to the idle stack.
+        var d = PoolDriver(Pool.Configuration(maximumConnections: 1))
+        d.request()
+        d.establish(0)
+        d.request()
+        let parkedBesideAWaiter = d.pool.parkReleasedConnection(0)
+        #expect(!parkedBesideAWaiter)
+        #expect(d.pool.leasedConnectionCount == 1)
+        let toTheWaiter = d.pool.connectionReleased(0, reusable: true)
+        #expect(toTheWaiter == [.lease(0, to: 1)])
+        let thenParked = d.pool.connectionReleased(0, reusable: true)
+        #expect(thenParked == [.scheduleIdleTimer(0)])
+        // Idle, not leased: declined (the full input treats that as the driver's bug).
+        let parkedWhileIdle = d.pool.parkReleasedConnection(0)
+        #expect(!parkedWhileIdle)
+        #expect(d.pool.idleConnections == [0])
+
+        // Out of uses: closed (and replaced for nobody).
+        var pool = Pool(configuration: Pool.Configuration(maximumConnections: 1, maximumUses: 1))
+        _ = pool.requestConnection(waiter: 0)
+        _ = pool.connectionEstablished(0)
+        let parkedOutOfUses = pool.parkReleasedConnection(0)
+        #expect(!parkedOutOfUses)
+        let closed = pool.connectionReleased(0, reusable: true)
+        #expect(closed == [.closeConnection(0)])
+
+        // Closed, or never known: declined.
+        let parkedClosed = pool.parkReleasedConnection(0)
+        #expect(!parkedClosed)
+        let parkedUnknown = pool.parkReleasedConnection(99)
+        #expect(!parkedUnknown)
+
+        // Shutting down: the full release closes it and reports the end.
+        var last = Pool(configuration: Pool.Configuration(maximumConnections: 1))
+        _ = last.requestConnection(waiter: 0)
+        _ = last.connectionEstablished(0)
+        _ = last.shutdown()
+        let parkedAtShutdown = last.parkReleasedConnection(0)
+        #expect(!parkedAtShutdown)
+        let closedAtShutdown = last.connectionReleased(0, reusable: true)
+        #expect(closedAtShutdown == [.closeConnection(0), .shutdownComplete])
+    }
+
+    /// The same random inputs to two machines, one driven through the one-step inputs first and
+    /// one through the full inputs only: they must agree after every step on everything a driver
+    /// can observe.
+    @Test(arguments: [7, 99, 4242] as [UInt64])
+    func theOneStepInputsChangeNothingObservable(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        let uses: Int? = Bool.random(using: &rng) ? Int.random(in: 1...3, using: &rng) : nil
+        let configuration = Pool.Configuration(maximumConnections: Int.random(in: 1...4, using: &rng), maximumUses: uses)
+        var full = PoolDriver(configuration)
+        var fast = PoolDriver(configuration, fast: true)
+        for _ in 0..<3000 {
+            let pick = Int.random(in: 0..<6, using: &rng)
+            let choice = Int.random(in: 0..<64, using: &rng)
+            switch pick {
+            case 0, 1:
+                full.request()
+                fast.request()
+            case 2:
+                let connecting = full.connecting.sorted()
+                if !connecting.isEmpty {
+                    full.establish(connecting[choice % connecting.count])
+                    fast.establish(connecting[choice % connecting.count])
+                }
+            default:
+                let leased = full.leased.keys.sorted()
+                if !leased.isEmpty {
+                    let reusable = choice % 7 != 0
+                    full.release(leased[choice % leased.count], reusable: reusable)
+                    fast.release(leased[choice % leased.count], reusable: reusable)
+                }
+            }
+            #expect(fast.pool.idleConnections == full.pool.idleConnections)
+            #expect(fast.pool.queuedWaiters == full.pool.queuedWaiters)
+            #expect(fast.leased == full.leased)
+            #expect(fast.connecting == full.connecting)
+            #expect(fast.closed == full.closed)
+            #expect(fast.served == full.served)
+        }
+        #expect(full.served.count > 300, "the run exercised leasing")
     }
 }

@@ -21,8 +21,13 @@ struct PoolDriver {
     var maxOpen = 0
     var nextWaiter = 0
 
-    init(_ configuration: Pool.Configuration) {
+    /// Drive as `ConnectionPool` does: try the one-step inputs first (``Pool/leaseIdleConnection(to:)``,
+    /// ``Pool/parkReleasedConnection(_:)``) and ask the full inputs only when they decline.
+    var fast = false
+
+    init(_ configuration: Pool.Configuration, fast: Bool = false) {
         pool = Pool(configuration: configuration)
+        self.fast = fast
     }
 
     var open: Int { connecting.count + idle.count + leased.count }
@@ -31,6 +36,16 @@ struct PoolDriver {
     mutating func request(preferring isPreferred: ((Int) -> Bool)? = nil) -> (waiter: Int, actions: Pool.Actions) {
         let w = nextWaiter
         nextWaiter += 1
+        if fast {
+            if let isPreferred { pool.preferIdleConnection(where: isPreferred) }
+            if let c = pool.leaseIdleConnection(to: w) {
+                // The driver leaves the idle timer armed: it finds the connection leased.
+                #expect(idle.contains(c), "fast lease of \(c), which is not idle")
+                idle.removeAll { $0 == c }
+                return (w, apply(Pool.Actions(.lease(c, to: w))))
+            }
+            return (w, apply(pool.requestConnection(waiter: w)))
+        }
         guard let isPreferred else { return (w, apply(pool.requestConnection(waiter: w))) }
         return (w, apply(pool.requestConnection(waiter: w, preferring: isPreferred)))
     }
@@ -42,6 +57,7 @@ struct PoolDriver {
     }
     @discardableResult mutating func release(_ c: Int, reusable: Bool = true) -> Pool.Actions {
         leased[c] = nil
+        if fast, reusable, pool.parkReleasedConnection(c) { return apply(Pool.Actions(.scheduleIdleTimer(c))) }
         return apply(pool.connectionReleased(c, reusable: reusable))
     }
 
