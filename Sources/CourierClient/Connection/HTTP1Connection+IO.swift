@@ -154,6 +154,8 @@ extension HTTP1Connection {
     }
 
     func receivedEOF() {
+        // The end of a body delimited by the close is now (see `.succeedRequest`).
+        lastRead = .now()
         if let tls {
             tls.feedEOF()
             if phase == .tlsHandshake { continueTLS(); return }

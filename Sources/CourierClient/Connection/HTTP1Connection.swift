@@ -323,14 +323,17 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
         case .succeedRequest(let trailers, let then):
             guard let execution = finishExecution() else { return }
             execution.received(bytes: machine.responseBytesConsumed - bytesReceivedAtStart)
+            // The response ended with the read that brought its last bytes (`lastRead`, which
+            // `execute` sets to the request's start and EOF to its own time): that clock read
+            // serves as the park time and the metrics' `responseEnd`, where two more were taken.
             switch then {
             case .keepAlive:
-                pool.connectionReleased(self, reusable: true)
+                pool.connectionReleased(self, reusable: true, at: lastRead)
             case .close, .tunnel:
                 closeSocket()
                 pool.connectionReleased(self, reusable: false)
             }
-            execution.succeeded(trailers: trailers)
+            execution.succeeded(trailers: trailers, at: lastRead)
         case .failRequest(let error, let then):
             guard let execution = finishExecution() else { return }
             execution.received(bytes: machine.responseBytesConsumed - bytesReceivedAtStart)
@@ -444,10 +447,9 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     /// the idle-read timer, the timer outlives the park: leasing does not cancel it and parking
     /// again keeps it when it would fire no later than needed, so a keep-alive connection does
     /// not schedule and cancel a timer per request. When it fires it re-reads `parkedAt`.
-    func scheduleIdleTimer(_ timeout: TimeAmount) {
+    func scheduleIdleTimer(_ timeout: TimeAmount, parkedAt now: Deadline) {
         loop.assertInEventLoop()
         guard phase == .ready else { return }
-        let now = Deadline.now()
         parkedAt = now
         idleTimeout = timeout
         if let idleTimer {

@@ -120,7 +120,7 @@ extension HTTPRequestExecution {
                 }
             }
             if let trailers {
-                finishResponse(trailers: trailers)
+                finishResponse(trailers: trailers, at: .now())
             } else if resume {
                 resumeAttempt()
             }

@@ -518,10 +518,11 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         return delegate.didReceiveBodyPart(self, decoded) == .pause ? .pause : .more
     }
 
-    func succeeded(trailers: HTTPFields) {
+    /// The response is complete; `time` is when its last bytes were read (its `responseEnd`).
+    func succeeded(trailers: HTTPFields, at time: Deadline) {
         switch hold.end(trailers: trailers) {
         case .finish:
-            finishResponse(trailers: trailers)
+            finishResponse(trailers: trailers, at: time)
         case .wait:
             waitForAnswer()
         case .follow(let next):
@@ -530,7 +531,7 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     }
 
     /// The response delivered to the delegate is complete.
-    func finishResponse(trailers: HTTPFields) {
+    func finishResponse(trailers: HTTPFields, at time: Deadline) {
         if let decoder {
             do {
                 try decoder.finish()
@@ -539,7 +540,7 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
                 return
             }
         }
-        end(trailers: trailers)
+        end(trailers: trailers, at: time)
     }
 
     func failed(_ error: ClientError) {
@@ -560,22 +561,22 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
 
     // MARK: Ending
 
-    func end(trailers: HTTPFields) {
-        guard markEnded() else { return }
+    func end(trailers: HTTPFields, at time: Deadline) {
+        guard markEnded(at: time) else { return }
         delegate.didFinish(self, trailers: trailers, metrics: metrics)
         client.requests.ended()
     }
 
     func end(failure error: ClientError) {
-        guard markEnded() else { return }
+        guard markEnded(at: .now()) else { return }
         delegate.didFail(self, error: error, metrics: metrics)
         client.requests.ended()
     }
 
-    private func markEnded() -> Bool {
+    private func markEnded(at time: Deadline) -> Bool {
         guard !ended else { return false }
         ended = true
-        metrics.responseEnd = .now()
+        metrics.responseEnd = time
         shared.withLock { $0.location = .finished }
         decoder = nil
         endDecision()

@@ -205,7 +205,9 @@ final class ConnectionPool: Sendable {
         input(connection, forget: true) { $0.connectionFailedToConnect(connection.id, error: error) }
     }
 
-    func connectionReleased(_ connection: HTTP1Connection, reusable: Bool) {
+    /// `time`: when the connection became free (the read that ended its response), the start of
+    /// its idle time; nil for now.
+    func connectionReleased(_ connection: HTTP1Connection, reusable: Bool, at time: Deadline? = nil) {
         // Almost every release: parked idle, with no action list to build and run.
         if reusable {
             let entry = connection.poolEntry
@@ -213,7 +215,7 @@ final class ConnectionPool: Sendable {
                 entry.connections.index(of: connection.id) != nil && entry.machine.parkReleasedConnection(connection.id)
             }
             if parked {
-                armIdleTimer(of: connection)
+                armIdleTimer(of: connection, parkedAt: time ?? .now())
                 return
             }
         }
@@ -325,7 +327,7 @@ final class ConnectionPool: Sendable {
             case .scheduleIdleTimer(let id):
                 let parked = releasing.flatMap { $0.id == id ? $0 : nil }
                 guard let connection = parked ?? state.withLock({ _ in entry.connections[id] }) else { return }
-                armIdleTimer(of: connection)
+                armIdleTimer(of: connection, parkedAt: .now())
             case .cancelIdleTimer:
                 // Nothing to do here: what follows it on the connection's loop cancels the
                 // timer anyway (`execute` for a lease, `closeFromPool` or the close itself),
@@ -346,14 +348,14 @@ final class ConnectionPool: Sendable {
     }
 
     /// Arms the idle timer of a connection the machine just parked.
-    private func armIdleTimer(of connection: HTTP1Connection) {
+    private func armIdleTimer(of connection: HTTP1Connection, parkedAt time: Deadline) {
         let timeout = configuration.idleConnectionTimeout
         // A release comes from the connection's own loop: arming a timer there re-enters
         // nothing, so it needs no loop hop per request.
         if connection.loop.inEventLoop {
-            connection.scheduleIdleTimer(timeout)
+            connection.scheduleIdleTimer(timeout, parkedAt: time)
         } else {
-            connection.loop.execute { connection.scheduleIdleTimer(timeout) }
+            connection.loop.execute { connection.scheduleIdleTimer(timeout, parkedAt: time) }
         }
     }
 
