@@ -69,7 +69,11 @@ struct CourierRun: Sendable {
         sigemptyset(&defaults)
         for signal in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // In a session of its own, with no controlling terminal: a run never reads the terminal
+        // of whoever started the tests (`-u user` asks for the password on /dev/tty when there is
+        // one, and reads standard input, which the test gives, when there is not).
+        // 0x80 is glibc's POSIX_SPAWN_SETSID (spawn.h, not imported).
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | 0x80))
 
         var variables: [String: String] = [:]
         var entry = environ

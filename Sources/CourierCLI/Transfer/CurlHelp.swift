@@ -49,7 +49,7 @@ enum CurlHelp {
 
     Encoding and authentication:
          --compressed              Ask for gzip or deflate and decode the body
-     -u, --user <user:password>    Server credentials (Basic)
+     -u, --user <user:password>    Server credentials (Basic); asked for without :password
          --digest                  Use Digest authentication (RFC 7616) with -u
      -b, --cookie <data|file>      Send cookies: "name=value; n2=v2" or a Netscape cookie file
      -c, --cookie-jar <file>       Write the cookies to a Netscape cookie file after the transfers

@@ -13,7 +13,7 @@ enum TransferMain {
         signal(SIGPIPE, SIG_IGN)
         var arguments = arguments
         if arguments.first == "transfer" { arguments.removeFirst() }
-        let options: CurlOptions
+        var options: CurlOptions
         do { options = try CurlArgumentReader.read(arguments) } catch {
             StandardError.write("courier: \(error.message)\ncourier: try 'courier --help' for more information\n")
             return error.exitCode
@@ -33,6 +33,8 @@ enum TransferMain {
             StandardError.write("courier: no URL specified\ncourier: try 'courier --help' for more information\n")
             return CurlExit.usage
         }
+        // Asked once, before the first transfer, as curl does.
+        if let user = options.user { options.user = PasswordPrompt.completing(user) }
         return await TransferRunner(options: options).run()
     }
 }

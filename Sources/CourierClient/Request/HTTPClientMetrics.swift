@@ -19,7 +19,8 @@ public struct HTTPClientMetrics: Sendable {
     public var requestEnd: Deadline?
     /// When the first response byte arrived.
     public var responseStart: Deadline?
-    /// When the response ended (or failed).
+    /// When the response ended: the read that brought its last bytes returned (a body
+    /// delimited by the close: when the close was read), or when the request failed.
     public var responseEnd: Deadline?
     /// Request bytes written (head and body, as framed; before TLS).
     public var bytesSent: Int64 = 0
