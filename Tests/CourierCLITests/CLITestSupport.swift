@@ -13,9 +13,7 @@ enum CLI {
     /// A fresh empty directory under the system's temporary directory, removed with everything
     /// in it when the test process exits.
     static func scratchDirectory() throws -> String {
-        var template = Array((FileManager.default.temporaryDirectory.path + "/courier-cli-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
-        let path = try #require(made.map { String(cString: $0) })
+        let path = try ScratchDirectory("cli").path
         scratchDirectories.withLock { paths in
             if paths.isEmpty { atexit { CLI.removeScratchDirectories() } }
             paths.append(path)

@@ -44,6 +44,17 @@ import Testing
         #expect(run.status == 0, "\(run.err)")
         #expect(run.out == "over unix")
         #expect(server.requests.first?.header("Host") == "localhost")
+
+        // The URL's host is the Host sent, as curl's (the socket's URL would say localhost).
+        let named = try CourierRun.run(["--unix-socket", directory + "/s.sock", "http://api.internal:8080/hello"])
+        #expect(named.status == 0, "\(named.err)")
+        #expect(server.requests.last?.header("Host") == "api.internal:8080")
+
+        // TLS over the socket is not supported: refused (curl's exit 1), never sent in the clear.
+        let tls = try CourierRun.run(["--unix-socket", directory + "/s.sock", "https://localhost/hello"])
+        #expect(tls.status == 1)
+        #expect(tls.err.contains("https over a Unix socket is not supported"))
+        #expect(server.requests.count == 2)
     }
 
     @Test func retryAfterA503() throws {

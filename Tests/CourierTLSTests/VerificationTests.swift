@@ -1,6 +1,7 @@
 import CCourierOpenSSL
 import CourierCore
 import CourierTLS
+import CourierTestSupport
 import Testing
 
 /// One rejected server certificate.
@@ -44,9 +45,9 @@ struct VerificationTests {
     func untrustedRootSent() throws {
         // The server sends leaf + other-ca. OpenSSL then finds a self-signed certificate at the
         // top of the sent chain that is not a trust anchor: X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN (19).
-        let directory = TemporaryDirectory()
-        defer { directory.remove(files: ["chain.pem"]) }
-        writeTextFile(directory.path + "/chain.pem", Certificates.text("untrusted-chain.pem") + Certificates.text("other-ca.pem"))
+        let directory = try ScratchDirectory("tls")
+        defer { directory.remove() }
+        try directory.write("chain.pem", Array((Certificates.text("untrusted-chain.pem") + Certificates.text("other-ca.pem")).utf8))
         let server = try TLSContext(server: TLSServerConfiguration(
             certificateChainFile: directory.path + "/chain.pem", privateKeyFile: Certificates.path("untrusted.key")))
         let link = try Link(client: Contexts.client(), hostname: "localhost", server: server)
@@ -80,7 +81,8 @@ struct VerificationTests {
 
     @Test("a hashed CA directory is a trust root")
     func hashedDirectory() throws {
-        let directory = TemporaryDirectory()
+        let directory = try ScratchDirectory("tls")
+        defer { directory.remove() }
         // The file name is the subject hash OpenSSL looks up (what `openssl rehash` writes).
         let bio = BIO_new_file(Certificates.path("ca.pem"), "r")
         let x509 = try #require(PEM_read_bio_X509(bio, nil, nil, nil))
@@ -89,16 +91,15 @@ struct VerificationTests {
         X509_free(x509)
         var name = String(hash, radix: 16)
         name = String(repeating: "0", count: max(0, 8 - name.count)) + name + ".0"
-        defer { directory.remove(files: [name]) }
-        writeTextFile(directory.path + "/" + name, Certificates.text("ca.pem"))
+        try directory.write(name, Array(Certificates.text("ca.pem").utf8))
 
         let link = try Link(client: Contexts.client(trust: [.directory(directory.path)]), hostname: "localhost", server: Contexts.server())
         link.handshake()
         #expect(link.bothComplete, "\(String(describing: link.clientError))")
 
         // The same directory without the root's file trusts nothing.
-        let empty = TemporaryDirectory()
-        defer { empty.remove(files: []) }
+        let empty = try ScratchDirectory("tls")
+        defer { empty.remove() }
         let untrusted = try Link(client: Contexts.client(trust: [.directory(empty.path)]), hostname: "localhost", server: Contexts.server())
         untrusted.handshake()
         #expect(untrusted.clientError?.reason == .certificateVerificationFailed(.untrustedRoot))

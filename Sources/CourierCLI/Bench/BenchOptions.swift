@@ -20,6 +20,7 @@ struct BenchOptions: Equatable {
     var insecure = false
     var cacert: String?
     var proxy: String?
+    var unixSocket: String?
     // Output
     var json = false
     var hdrLog: String?
@@ -108,6 +109,7 @@ struct BenchOption: Sendable {
             BenchOption("k", "insecure", "Do not verify the server's certificate.", flag { $0.insecure = true }),
             BenchOption(nil, "cacert", value: "file", "Trust the CA certificates in this PEM file.", text { $0.cacert = $1 }),
             BenchOption("x", "proxy", value: "[http://|socks5://][user:password@]host[:port]", "Use this proxy.", text { $0.proxy = $1 }),
+            BenchOption(nil, "unix-socket", value: "path", "Connect to this Unix-domain socket (http URLs; Host stays the URL's).", text { $0.unixSocket = $1 }),
         ]),
         ("OUTPUT", [
             BenchOption(nil, "json", "Print the results as one JSON object.", flag { $0.json = true }),

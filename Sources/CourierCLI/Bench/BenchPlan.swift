@@ -56,6 +56,14 @@ struct BenchPlan {
         } catch {
             throw .setup("\(options.url): \(error)")
         }
+        if let socket = options.unixSocket {
+            let host = request.url.hostHeader
+            do { request.url = try SingleTransfer.overUnixSocket(request.url, socket) } catch { throw .setup(error.message) }
+            // As curl and the transfer: the URL's host, unless -H names one.
+            if !options.headers.contains(where: { $0.lowercased().hasPrefix("host:") }) {
+                do { try request.headers.append(name: "Host", value: host) } catch { throw .setup("\(error)") }
+            }
+        }
         for header in options.headers {
             guard let colon = header.firstIndex(of: ":") else { throw .setup("-H: not 'Name: value': \(header)") }
             let name = String(header[..<colon])

@@ -22,6 +22,9 @@ struct SingleTransfer {
     private var finalResponse: Response?
     private var metrics: TaskMetrics?
     private var requestURL: HTTPURL?
+    /// The URL's `Host` value when the request goes over `--unix-socket` (whose `http+unix` URL
+    /// would say `localhost`): sent as curl sends it.
+    private var unixSocketHost: String?
     private var effectiveURL: String?
     private var bodyBytes: Int64 = 0
     private var uploadBytes: Int64 = 0
@@ -69,14 +72,35 @@ struct SingleTransfer {
             throw CurlExit(CurlExit.malformedURL, "URL rejected (phase serialize): \(error)")
         }
         if let socket = options.unixSocket {
-            let path = RequestBodyBuilder.percentEncode(Array(socket.utf8))
-            do { url = try HTTPURL("http+unix://\(path)\(url.requestTarget)") } catch {
-                throw CurlExit(CurlExit.malformedURL, "URL rejected (phase serialize): unix socket \(socket): \(error)")
+            unixSocketHost = url.hostHeader
+            do { url = try Self.overUnixSocket(url, socket) } catch {
+                throw CurlExit(error.scheme ? CurlExit.unsupportedProtocol : CurlExit.malformedURL, "\(error.message) (phase serialize)")
             }
         }
         requestURL = url
         effectiveURL = url.absoluteString
         return url
+    }
+
+    /// Why a URL cannot go over a Unix socket: its scheme (https: TLS over a Unix socket is not
+    /// supported, and sending the request in the clear instead would be a silent downgrade), or
+    /// the socket's path.
+    struct UnixSocketRefusal: Error {
+        let scheme: Bool
+        let message: String
+    }
+
+    /// `url` sent over the Unix-domain socket at `socket` (`--unix-socket`, also `courier bench`'s):
+    /// an `http+unix` URL with the same request target. Its `Host` would be `localhost`: callers
+    /// send `url.hostHeader` as curl does.
+    static func overUnixSocket(_ url: HTTPURL, _ socket: String) throws(UnixSocketRefusal) -> HTTPURL {
+        guard url.scheme == .http else {
+            throw UnixSocketRefusal(scheme: true, message: "--unix-socket: \(url.scheme.rawValue) over a Unix socket is not supported, only http")
+        }
+        let path = RequestBodyBuilder.percentEncode(Array(socket.utf8))
+        do { return try HTTPURL("http+unix://\(path)\(url.requestTarget)") } catch {
+            throw UnixSocketRefusal(scheme: false, message: "URL rejected: unix socket \(socket): \(error)")
+        }
     }
 
     // MARK: The transfer
@@ -213,6 +237,7 @@ struct SingleTransfer {
             }
         }
         do {
+            if let host = unixSocketHost { try request.setValue(host, forHTTPHeaderField: "Host") }
             try request.setValue(options.userAgent ?? Self.userAgent, forHTTPHeaderField: "User-Agent")
             try request.setValue(payload.accept ?? "*/*", forHTTPHeaderField: "Accept")
             if let referer = options.referer { try request.setValue(referer, forHTTPHeaderField: "Referer") }

@@ -23,10 +23,7 @@ public final class OCSPResponder {
         signer: String = "ocsp.pem", signerKey: String = "ocsp.key", omittingSerials: Set<String> = [],
         deadline: ContinuousClock.Instant = .now + .seconds(10)
     ) throws(ChildProcessError) {
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? P_tmpdir
-        var template = Array((base + "/courier-ocsp-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw ChildProcessError("mkdtemp failed") }
-        let directory = String(cString: made)
+        let directory = try ScratchDirectory("ocsp").path
         self.directory = directory
         // `openssl ocsp -index` reads the CA database with its attribute file beside it; the
         // matrix names several certificates /CN=localhost, which needs unique_subject = no.

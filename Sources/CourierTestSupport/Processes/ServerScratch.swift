@@ -11,10 +11,7 @@ struct ServerScratch {
 
     /// - Parameter remove: how the caller cleans its directory, used when no port is found.
     init(name: String, remove: (String) -> Void) throws(ChildProcessError) {
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? P_tmpdir
-        var template = Array((base + "/courier-\(name)-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw ChildProcessError("mkdtemp failed") }
-        directory = String(cString: made)
+        directory = try ScratchDirectory(name).path
         do {
             let (fd, free) = try Socket.listen(on: .loopbackIPv4, backlog: 1)
             close(fd)

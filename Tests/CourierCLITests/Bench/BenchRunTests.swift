@@ -46,6 +46,26 @@ import Glibc
         #expect(!run.err.contains("\r"))
     }
 
+    /// `--unix-socket`, as the transfer's: the load goes over the socket, with the URL's Host.
+    @Test func overAUnixSocket() throws {
+        let directory = try CLI.scratchDirectory()
+        let server = try ScriptedServer(address: .unix(directory + "/b.sock"))
+        defer { server.shutdown() }
+        server.setDefaultHandler { _, connection in try connection.respond(status: 200, body: "over unix") }
+        let run = try CourierRun.run(["bench", "-n", "40", "-c", "2", "--unix-socket", directory + "/b.sock", "--json", "http://svc.internal/x"])
+        #expect(run.status == 0, "\(run.err)")
+        let json = try BenchJSON.parse(run)
+        #expect(json.responses == 40)
+        #expect(server.requests.count == 40)
+        #expect(server.requests.allSatisfy { $0.header("Host") == "svc.internal" && $0.target == "/x" })
+
+        // TLS over the socket is not supported: refused, not sent in the clear.
+        let refused = try CourierRun.run(["bench", "-n", "1", "--unix-socket", directory + "/b.sock", "https://svc.internal/x"])
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("https over a Unix socket is not supported"))
+        #expect(server.requests.count == 40)
+    }
+
     @Test func durationBoundsTheRun() throws {
         let server = try Self.okServer()
         defer { server.shutdown() }
@@ -270,11 +290,7 @@ import Glibc
     // MARK: Helpers
 
     static func scratchDirectory() throws -> String {
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? P_tmpdir
-        var template = Array((base + "/courier-bench-XXXXXX").utf8CString)
-        let made = mkdtemp(&template)
-        #expect(made != nil)
-        return String(cString: made!)
+        try ScratchDirectory("bench").path
     }
 
     static func remove(_ directory: String, _ names: [String]) {

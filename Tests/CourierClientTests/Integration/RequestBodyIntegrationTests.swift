@@ -7,15 +7,9 @@ import CourierHTTP1
 import CourierTestSupport
 import Testing
 
-/// The temporary directory: `TMPDIR`, or the usual one.
-func temporaryDirectory() -> String {
-    if let dir = getenv("TMPDIR").map({ String(cString: $0) }), !dir.isEmpty { return dir }
-    return "/" + "tmp"
-}
-
 /// Creates a temporary file holding `bytes` and returns its path (the caller removes it).
 func makeTemporaryFile(_ bytes: [UInt8]) throws -> String {
-    var template = Array((temporaryDirectory() + "/courier-body-XXXXXX").utf8CString)
+    var template = Array((ScratchDirectory.base + "/courier-body-XXXXXX").utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else { throw TestFailure("mkstemp failed: errno \(errno)") }
     defer { close(fd) }
@@ -120,7 +114,7 @@ struct PatternStream: HTTPClientBodyStream {
 
     @Test func missingFileFailsBeforeSending() throws {
         try withClientAndServer(serving: Self.echoServer()) { client, server in
-            let path = temporaryDirectory() + "/courier-no-such-file-\(getpid())"
+            let path = ScratchDirectory.base + "/courier-no-such-file-\(getpid())"
             let result = run(client, try Self.post("\(server.baseURL)/upload", .file(path: path)))
             #expect(result.error?.code == .invalidRequest, "\(String(describing: result.error))")
             #expect(server.requests.isEmpty)

@@ -39,8 +39,7 @@ import Testing
 
     @Test func aTrustRootThatIsSlowToReadDoesNotStallTheLoop() throws {
         // The CA file is a FIFO: reading it blocks until the test writes ca.pem into it.
-        var template = Array(((getenv("TMPDIR").map { String(cString: $0) } ?? P_tmpdir) + "/courier-fifo-XXXXXX").utf8CString)
-        let directory = String(cString: try #require(mkdtemp(&template)))
+        let directory = try ScratchDirectory("fifo").path
         let fifo = directory + "/ca.pem"
         #expect(mkfifo(fifo, 0o600) == 0)
         defer { unlink(fifo); rmdir(directory) }

@@ -28,7 +28,7 @@ private let socketCounter = Atomic<Int>(0)
     @Test func requestOverUnixSocket() throws {
         try withClient { client in
             let n = socketCounter.add(1, ordering: .relaxed).newValue
-            let path = temporaryDirectory() + "/courier-test-\(getpid())-\(n).sock"
+            let path = ScratchDirectory.base + "/courier-test-\(getpid())-\(n).sock"
             let server = try ScriptedServer(address: .unix(path))
             defer { server.shutdown() }
             server.route("/hello") { request, connection in
@@ -47,7 +47,7 @@ private let socketCounter = Atomic<Int>(0)
 
     @Test func unixSocketThatDoesNotExistFailsToConnect() throws {
         try withClient { client in
-            let path = temporaryDirectory() + "/courier-test-\(getpid())-missing.sock"
+            let path = ScratchDirectory.base + "/courier-test-\(getpid())-missing.sock"
             let result = run(client, try get("http+unix://\(percentEncodedHost(path))/hello"))
             #expect(result.error?.code == .connectionFailed, "\(String(describing: result.error))")
         }

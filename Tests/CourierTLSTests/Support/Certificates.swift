@@ -38,32 +38,6 @@ extension Substring {
     var trimmingSpaces: String { String(self.filter { $0 != " " && $0 != "\r" }) }
 }
 
-/// Writes `text` to a file (for chains assembled in a test's temporary directory).
-func writeTextFile(_ path: String, _ text: String) {
-    guard let file = fopen(path, "wb") else { fatalError("cannot create \(path)") }
-    defer { fclose(file) }
-    var text = text
-    text.withUTF8 { _ = fwrite($0.baseAddress, 1, $0.count, file) }
-}
-
-/// A fresh directory under the system temporary directory, removed by `remove()`.
-struct TemporaryDirectory {
-    let path: String
-
-    init() {
-        // $TMPDIR, else the C library's default temporary directory (P_tmpdir).
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? P_tmpdir
-        var template = Array((base + "/courier-tls-XXXXXX").utf8CString)
-        guard let p = mkdtemp(&template) else { fatalError("mkdtemp failed") }
-        path = String(cString: p)
-    }
-
-    func remove(files: [String]) {
-        for file in files { unlink(path + "/" + file) }
-        rmdir(path)
-    }
-}
-
 /// Standard base64 (RFC 4648 §4), ignoring padding.
 func decodeBase64(_ text: String) -> [UInt8] {
     func value(_ c: UInt8) -> UInt32? {

@@ -100,26 +100,3 @@ extension TransportRecorder {
     }
 }
 
-/// A fresh temporary directory (mkdtemp), for pins and chains assembled by a test.
-struct ScratchDirectory {
-    let path: String
-
-    init() throws {
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? P_tmpdir
-        var template = Array((base + "/courier-security-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw CourierError(.fileWriteFailed, detail: "mkdtemp failed") }
-        path = String(cString: made)
-    }
-
-    /// Writes `bytes` to `name` inside the directory and returns the full path.
-    @discardableResult
-    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let file = path + "/" + name
-        try Data(bytes).write(to: URL(fileURLWithPath: file))
-        return file
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
