@@ -42,31 +42,42 @@ public struct ScratchDirectory: Sendable {
         return file
     }
 
-    /// Removes the directory and everything in it (depth first, links not followed).
+    /// Removes the directory and everything in it, depth first. Entries are opened relative to
+    /// their directory's descriptor and never through a link (`O_NOFOLLOW`, `unlinkat`), and
+    /// names are used as the bytes they are.
     public func remove() {
-        Self.removeTree(path)
+        Self.empty(AT_FDCWD, path)
+        rmdir(path)
     }
 
-    private static func removeTree(_ path: String) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            unlink(path)
+    /// Removes everything inside the directory `name`, relative to `parent`.
+    private static func empty(_ parent: Int32, _ name: UnsafePointer<CChar>) {
+        let descriptor = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        guard let directory = fdopendir(descriptor) else {
+            close(descriptor)
             return
         }
+        // Closes `descriptor` too.
+        defer { closedir(directory) }
         // The names first, then the removals: readdir's view of a directory changed meanwhile
         // is unspecified.
-        var names: [String] = []
-        if let directory = opendir(path) {
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                if name != "." && name != ".." { names.append(name) }
+        var names: [[CChar]] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                raw.prefix { $0 != 0 }.map { CChar(bitPattern: $0) } + [0]
             }
-            closedir(directory)
+            if name != [46, 0] && name != [46, 46, 0] { names.append(name) }
         }
-        for name in names { removeTree(path + "/" + name) }
-        rmdir(path)
+        for name in names {
+            name.withUnsafeBufferPointer { bytes in
+                guard let entry = bytes.baseAddress else { return }
+                // A directory refuses a plain unlink (EISDIR): empty it, then remove it.
+                if unlinkat(descriptor, entry, 0) != 0 && errno == EISDIR {
+                    empty(descriptor, entry)
+                    unlinkat(descriptor, entry, AT_REMOVEDIR)
+                }
+            }
+        }
     }
 }

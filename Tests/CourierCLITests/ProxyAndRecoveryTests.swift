@@ -49,12 +49,17 @@ import Testing
         let named = try CourierRun.run(["--unix-socket", directory + "/s.sock", "http://api.internal:8080/hello"])
         #expect(named.status == 0, "\(named.err)")
         #expect(server.requests.last?.header("Host") == "api.internal:8080")
+        // A Host of the user's own still wins.
+        let own = try CourierRun.run(["--unix-socket", directory + "/s.sock", "-H", "Host: mine.example", "http://api.internal/hello"])
+        #expect(own.status == 0, "\(own.err)")
+        #expect(server.requests.last?.header("Host") == "mine.example")
 
-        // TLS over the socket is not supported: refused (curl's exit 1), never sent in the clear.
+        // TLS over the socket is not supported yet (curl does it): refused with exit 1, never
+        // sent in the clear.
         let tls = try CourierRun.run(["--unix-socket", directory + "/s.sock", "https://localhost/hello"])
         #expect(tls.status == 1)
         #expect(tls.err.contains("https over a Unix socket is not supported"))
-        #expect(server.requests.count == 2)
+        #expect(server.requests.count == 3)
     }
 
     @Test func retryAfterA503() throws {

@@ -447,16 +447,18 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     /// the idle-read timer, the timer outlives the park: leasing does not cancel it and parking
     /// again keeps it when it would fire no later than needed, so a keep-alive connection does
     /// not schedule and cancel a timer per request. When it fires it re-reads `parkedAt`.
-    func scheduleIdleTimer(_ timeout: TimeAmount, parkedAt now: Deadline) {
+    func scheduleIdleTimer(_ timeout: TimeAmount, parkedAt time: Deadline) {
         loop.assertInEventLoop()
         guard phase == .ready else { return }
-        parkedAt = now
+        // `time` is when the connection became free (the read that ended its last response, or
+        // the release itself): its idle time counts from then.
+        parkedAt = time
         idleTimeout = timeout
         if let idleTimer {
-            if idleDue <= now + timeout { return }
+            if idleDue <= time + timeout { return }
             loop.cancelTimer(idleTimer)
         }
-        armIdleTimer(at: now + timeout)
+        armIdleTimer(at: time + timeout)
     }
 
     private func armIdleTimer(at due: Deadline) {

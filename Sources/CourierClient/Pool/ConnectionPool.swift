@@ -123,20 +123,20 @@ final class ConnectionPool: Sendable {
     /// Queues `execution` for a connection of `entry`, as ``entry(for:)`` returned it (entries
     /// stay for the pool's life, so a caller that sends to one key again may keep it and skip
     /// finding it).
-    /// Only a queued execution enters the waiter table: one leased at once, or refused at once,
-    /// is handed to `run` directly (`acquiring`).
+    /// Only a queued execution enters the waiter table: one leased at once is handed its
+    /// connection here, one refused at once is handed to `run` directly (`acquiring`).
     func acquire(_ execution: HTTPRequestExecution, entry: Entry, timeouts: HTTPClientTimeouts) {
         /// What the lock decided: an idle connection leased at once (looked up under the same
         /// lock; nil if it closed meanwhile), or the machine's actions for everything else.
         enum Outcome {
             case idle(HTTP1Connection?)
-            case actions(ConnectionPoolStateMachine<Int>.Actions, leased: HTTP1Connection?, creates: Bool)
+            case actions(ConnectionPoolStateMachine<Int>.Actions, creates: Bool)
         }
         let outcome = state.withLock { state -> Outcome in
-            if state.isShutDown { return .actions([.failWaiter(execution.id, ClientError(.poolShutdown))], leased: nil, creates: false) }
+            if state.isShutDown { return .actions([.failWaiter(execution.id, ClientError(.poolShutdown))], creates: false) }
             // A cancel that came between the execution marking itself waiting and this lock found
             // nothing queued to remove: honour it here.
-            if execution.isCancelled { return .actions([.failWaiter(execution.id, ClientError(.cancelled))], leased: nil, creates: false) }
+            if execution.isCancelled { return .actions([.failWaiter(execution.id, ClientError(.cancelled))], creates: false) }
             // With several loops, a connection on the execution's own loop runs it without a
             // thread hop (`run(leased:)`), and its responses arrive where the next request starts.
             if hasSeveralLoops {
@@ -145,28 +145,26 @@ final class ConnectionPool: Sendable {
             }
             // Almost every request on a warm pool: no action list to build and run.
             if let id = entry.machine.leaseIdleConnection(to: execution.id) { return .idle(entry.connections[id]) }
+            // Nothing idle (so no lease among these actions): queued, with a connection started
+            // if one may be, or refused.
             let actions = entry.machine.requestConnection(waiter: execution.id)
-            // An idle connection leased at once is looked up here, under the lock that leased
-            // it, rather than under a second one in `run`.
-            var leased: HTTP1Connection?
             var creates = false
             actions.forEach { action in
                 switch action {
                 case .enqueue: state.waiters[execution.id] = execution
-                case .lease(let id, _): leased = entry.connections[id]
                 case .createConnection: creates = true
                 default: break
                 }
             }
-            return .actions(actions, leased: leased, creates: creates)
+            return .actions(actions, creates: creates)
         }
         switch outcome {
         case .idle(let connection):
             hand(connection, to: execution)
-        case .actions(let actions, let leased, let creates):
+        case .actions(let actions, let creates):
             // A connection made for this request is made on its loop: there it serves it (and
             // its next requests from that loop) without a thread hop.
-            run(actions, entry: entry, timeouts: timeouts, acquiring: execution, leased: leased, createOn: creates ? execution.homeLoop : nil)
+            run(actions, entry: entry, timeouts: timeouts, acquiring: execution, createOn: creates ? execution.homeLoop : nil)
         }
     }
 
@@ -285,13 +283,12 @@ final class ConnectionPool: Sendable {
     /// Performs `actions` for `entry`'s key. The entry's fields are read and written under the
     /// lock only.
     /// `acquiring`: the execution whose `acquire` produced the actions (not in the waiter table
-    /// unless queued), and `leased`, the connection they lease to it, found under the same lock;
-    /// `releasing`: the connection whose release produced them. They save a table lookup (and
-    /// a lock) per request. `createOn`: the loop for connections the actions make (the acquiring
-    /// request's own), else the group's next.
+    /// unless queued); `releasing`: the connection whose release produced them (it saves a
+    /// table lookup and a lock). `createOn`: the loop for connections the actions make (the
+    /// acquiring request's own), else the group's next.
     private func run(
         _ actions: ConnectionPoolStateMachine<Int>.Actions, entry: Entry, timeouts: HTTPClientTimeouts,
-        acquiring: HTTPRequestExecution? = nil, leased: HTTP1Connection? = nil, releasing: HTTP1Connection? = nil,
+        acquiring: HTTPRequestExecution? = nil, releasing: HTTP1Connection? = nil,
         createOn: EventLoop? = nil
     ) {
         /// The waiter's execution, out of the table (or the acquiring one, never put in it).
@@ -314,14 +311,9 @@ final class ConnectionPool: Sendable {
             case .enqueue:
                 break
             case .lease(let id, let waiter):
-                let connection: HTTP1Connection?
-                let execution: HTTPRequestExecution?
-                if let acquiring, acquiring.id == waiter {
-                    // Leased by `acquire`, which looked the connection up under its lock.
-                    (connection, execution) = (leased, acquiring)
-                } else {
-                    (connection, execution) = state.withLock { (entry.connections[id], take(waiter, &$0)) }
-                }
+                // A waiter's lease (a release or a new connection served it): `acquire` leases
+                // an idle connection itself, under its own lock.
+                let (connection, execution) = state.withLock { (entry.connections[id], take(waiter, &$0)) }
                 guard let execution else { return }
                 hand(connection, to: execution)
             case .scheduleIdleTimer(let id):

@@ -209,7 +209,7 @@ public struct ConnectionPoolStateMachine<WaiterID: Hashable & Sendable>: Sendabl
     /// parked idle, or is closed when not reusable or out of uses (then a replacement is started
     /// if waiters need one).
     public mutating func connectionReleased(_ id: ConnectionID, reusable: Bool) -> Actions {
-        if reusable, parkReleasedConnection(id) { return [.scheduleIdleTimer(id)] }
+        if reusable, parkReleasedConnection(id) { return Actions(.scheduleIdleTimer(id)) }
         guard let index = connections.index(of: id), connections[slot: index].state == .leased else {
             preconditionFailure("release of connection \(id), which is not leased")
         }

@@ -19,8 +19,10 @@ public struct HTTPClientMetrics: Sendable {
     public var requestEnd: Deadline?
     /// When the first response byte arrived.
     public var responseStart: Deadline?
-    /// When the response ended: the read that brought its last bytes returned (a body
-    /// delimited by the close: when the close was read), or when the request failed.
+    /// When the response ended: when the read that brought its last bytes returned (a body
+    /// delimited by the close: when the close was read; a body the delegate paused: when
+    /// reading resumed, if its last bytes were already buffered), when a held redirect
+    /// response was let through, or when the request failed.
     public var responseEnd: Deadline?
     /// Request bytes written (head and body, as framed; before TLS).
     public var bytesSent: Int64 = 0

@@ -59,11 +59,19 @@ import Glibc
         #expect(server.requests.count == 40)
         #expect(server.requests.allSatisfy { $0.header("Host") == "svc.internal" && $0.target == "/x" })
 
+        // A Host of the user's own still wins, sent once.
+        let own = try CourierRun.run(["bench", "-n", "4", "-c", "1", "-H", "Host: mine.example", "--unix-socket", directory + "/b.sock", "http://svc.internal/x"])
+        #expect(own.status == 0, "\(own.err)")
+        #expect(server.requests.count == 44)
+        #expect(server.requests.suffix(4).allSatisfy { request in
+            request.header("Host") == "mine.example" && request.headers.filter { $0.name.lowercased() == "host" }.count == 1
+        })
+
         // TLS over the socket is not supported: refused, not sent in the clear.
         let refused = try CourierRun.run(["bench", "-n", "1", "--unix-socket", directory + "/b.sock", "https://svc.internal/x"])
         #expect(refused.status == 1)
         #expect(refused.err.contains("https over a Unix socket is not supported"))
-        #expect(server.requests.count == 40)
+        #expect(server.requests.count == 44)
     }
 
     @Test func durationBoundsTheRun() throws {
