@@ -57,8 +57,8 @@ struct BenchPlan {
             throw .setup("\(options.url): \(error)")
         }
         if let socket = options.unixSocket {
-            let host = request.url.hostHeader
-            do { request.url = try SingleTransfer.overUnixSocket(request.url, socket) } catch { throw .setup(error.message) }
+            let host: String
+            do { (request.url, host) = try UnixSocketURL.rewrite(request.url, socket: socket) } catch { throw .setup(error.message) }
             // As curl and the transfer: the URL's host, unless -H names one.
             if !options.headers.contains(where: { $0.lowercased().hasPrefix("host:") }) {
                 do { try request.headers.append(name: "Host", value: host) } catch { throw .setup("\(error)") }

@@ -72,35 +72,14 @@ struct SingleTransfer {
             throw CurlExit(CurlExit.malformedURL, "URL rejected (phase serialize): \(error)")
         }
         if let socket = options.unixSocket {
-            unixSocketHost = url.hostHeader
-            do { url = try Self.overUnixSocket(url, socket) } catch {
-                throw CurlExit(error.scheme ? CurlExit.unsupportedProtocol : CurlExit.malformedURL, "\(error.message) (phase serialize)")
+            do { (url, unixSocketHost) = try UnixSocketURL.rewrite(url, socket: socket) } catch {
+                let code = if case .scheme = error { CurlExit.unsupportedProtocol } else { CurlExit.malformedURL }
+                throw CurlExit(code, "\(error.message) (phase serialize)")
             }
         }
         requestURL = url
         effectiveURL = url.absoluteString
         return url
-    }
-
-    /// Why a URL cannot go over a Unix socket: its scheme (https: TLS over a Unix socket is not
-    /// supported, and sending the request in the clear instead would be a silent downgrade), or
-    /// the socket's path.
-    struct UnixSocketRefusal: Error {
-        let scheme: Bool
-        let message: String
-    }
-
-    /// `url` sent over the Unix-domain socket at `socket` (`--unix-socket`, also `courier bench`'s):
-    /// an `http+unix` URL with the same request target. Its `Host` would be `localhost`: callers
-    /// send `url.hostHeader` as curl does.
-    static func overUnixSocket(_ url: HTTPURL, _ socket: String) throws(UnixSocketRefusal) -> HTTPURL {
-        guard url.scheme == .http else {
-            throw UnixSocketRefusal(scheme: true, message: "--unix-socket: \(url.scheme.rawValue) over a Unix socket is not supported, only http")
-        }
-        let path = RequestBodyBuilder.percentEncode(Array(socket.utf8))
-        do { return try HTTPURL("http+unix://\(path)\(url.requestTarget)") } catch {
-            throw UnixSocketRefusal(scheme: false, message: "URL rejected: unix socket \(socket): \(error)")
-        }
     }
 
     // MARK: The transfer
