@@ -5,6 +5,7 @@ import Testing
 import CourierCore
 import Synchronization
 import Dispatch
+import CourierTestSupport
 @testable import CourierPosix
 
 @Suite struct EventLoopTests {
@@ -195,6 +196,76 @@ import Dispatch
         }
     }
 
+    /// `nextDeadline()` skips the lookup for a first entry it already found live; random
+    /// schedules, cancels and expiries against a plain list say it never reports a cancelled or
+    /// expired timer and never misses the earliest live one.
+    @Test(arguments: [1, 2, 3, 4, 5]) func nextDeadlineMatchesAModel(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var queue = TimerQueue()
+        let base = Deadline.now()
+        var live: [(id: TimerID, at: Deadline)] = []
+        var now = base
+        for _ in 0..<5_000 {
+            switch rng.next() % 10 {
+            case 0..<4:
+                let at = now + .microseconds(Int64(rng.next() % 1_000))
+                live.append((queue.schedule(at: at) {}, at))
+            case 4..<7 where !live.isEmpty:
+                let victim = Int(rng.next() % UInt64(live.count))
+                #expect(queue.cancel(live[victim].id) != nil)
+                #expect(queue.cancel(live[victim].id) == nil, "a second cancel finds nothing")
+                live.remove(at: victim)
+            case 7:
+                now = now + .microseconds(Int64(rng.next() % 300))
+                while let callback = queue.popFirstExpired(now: now) { callback() }
+                live.removeAll { $0.at <= now }
+            default:
+                break
+            }
+            let next = queue.nextDeadline()
+            #expect(next == live.map(\.at).min())
+            if next != live.map(\.at).min() { return }
+        }
+    }
+
+    /// Releasing a timer's callback or a registration's handler may run a deinit that cancels
+    /// or deregisters something else on the same loop: the loop releases them after its own
+    /// access to the timers or the registrations has ended (its state is not checked for
+    /// overlapping accesses at run time, so it must never make one).
+    @Test func aReleaseThatCancelsOrDeregistersReentersSafely() throws {
+        try expectNoLeakedDescriptors {
+            let loop = try EventLoop(name: "t-release")
+            defer { loop.shutdown() }
+            let released = Mutex<[String]>([])
+            let done = Box<Bool>()
+            var pair: [Int32] = [-1, -1]
+            #expect(pipe(&pair) == 0)
+            let fds = pair
+            defer { close(fds[0]); close(fds[1]) }
+            loop.execute {
+                let far = Deadline.after(.seconds(60))
+                let other = loop.scheduleTimer(at: far) { released.withLock { $0.append("other fired") } }
+                // Each object below is held only by the loop (the timer's callback, the slot's
+                // handler), so the cancel and the deregister release it.
+                let first = loop.scheduleTimer(at: far) { [witness = OnRelease {
+                    loop.cancelTimer(other)
+                    released.withLock { $0.append("timer") }
+                }] in _ = witness }
+                loop.cancelTimer(first)
+                let otherRegistration = try? loop.register(fds[1], interest: [], handler: IgnoreEvents())
+                let registration = try? loop.register(fds[0], interest: .read, handler: IgnoreEvents(onRelease: OnRelease {
+                    if let otherRegistration { loop.deregister(otherRegistration) }
+                    released.withLock { $0.append("handler") }
+                }))
+                if let registration { loop.deregister(registration) }
+                released.withLock { $0.append(loop.registrationCount == 0 ? "none left" : "left") }
+                loop.scheduleTimer(at: .now()) { done.put(true) }
+            }
+            #expect(done.take() == true)
+            #expect(released.withLock { $0 } == ["timer", "handler", "none left"])
+        }
+    }
+
     @Test func orderSurvivesCompaction() {
         var queue = TimerQueue()
         let base = Deadline.now()
@@ -208,4 +279,18 @@ import Dispatch
         while let callback = queue.popFirstExpired(now: base + .seconds(1)) { callback() }
         #expect(fired == Array(stride(from: 0, to: 500, by: 3)))
     }
+}
+
+/// Runs `body` when released.
+private final class OnRelease: @unchecked Sendable {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
+    deinit { body() }
+}
+
+/// A handler that ignores its events and holds `onRelease`.
+private final class IgnoreEvents: Selectable, @unchecked Sendable {
+    let onRelease: OnRelease?
+    init(onRelease: OnRelease? = nil) { self.onRelease = onRelease }
+    func selectorReady(_ events: SelectorEvents) {}
 }

@@ -240,7 +240,9 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         }
 
         uses += 1
-        parser.requestMethod = head.method
+        // Set only when it changes: the setter copies the method and classifies it again (about
+        // 80 instructions), and a keep-alive connection mostly sends one method.
+        if parser.requestMethod != head.method { parser.requestMethod = head.method }
         let then: AfterWrite = !hasBody ? .requestComplete : waitForContinue ? .waitForContinue : .sendRequestBody
         request = InFlight(
             method: head.method, bodyKind: body,

@@ -16,17 +16,23 @@ import Synchronization
 /// `Mutex`/`Atomic`; the rest (`state`) is touched only on the loop thread, asserted.
 public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     /// Loop-confined state: selector, registrations, timers.
+    ///
+    /// `@exclusivity(unchecked)`: the run-time check of each access (four a turn of the loop,
+    /// about 330 instructions) guards against overlapping accesses, and there are none: every
+    /// member is read or written by one statement of the loop thread, and no access is held
+    /// across a callback (a timer's callback is taken out of `timers` before it runs, a handler
+    /// out of `slots` before it is called; the selector, held while handlers run, is a `let`).
     private final class LoopState {
-        var selector: Selector
-        var slots: [Slot] = []
-        var freeSlots: [UInt32] = []
-        var timers = TimerQueue()
-        var registrationCount = 0
+        let selector: Selector
+        @exclusivity(unchecked) var slots: [Slot] = []
+        @exclusivity(unchecked) var freeSlots: [UInt32] = []
+        @exclusivity(unchecked) var timers = TimerQueue()
+        @exclusivity(unchecked) var registrationCount = 0
         /// The batch ``runPendingJobs()`` runs, swapped with ``Pending/jobs`` each round: both
         /// arrays keep their capacity, so queueing and running jobs allocates no array.
-        var batch: [Job] = []
+        @exclusivity(unchecked) var batch: [Job] = []
         /// The empty read buffer connections on this loop borrow (``borrowReadBuffer()``).
-        var spareReadBuffer: ByteBuffer?
+        @exclusivity(unchecked) var spareReadBuffer: ByteBuffer?
 
         init(selector: consuming Selector) { self.selector = selector }
     }
@@ -232,7 +238,11 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         assertInEventLoop()
         guard let slot = liveSlot(id) else { return }
         state.selector.remove(state.slots[slot].descriptor)
-        state.slots[slot].handler = nil
+        // Swapped out, so the handler is released after the access to `slots`, not inside it:
+        // its deinit may deregister or cancel something else.
+        var handler: (any Selectable)? = nil
+        swap(&handler, &state.slots[slot].handler)
+        _ = consume handler
         state.slots[slot].descriptor = -1
         state.slots[slot].generation &+= 1
         state.freeSlots.append(UInt32(slot))
@@ -255,7 +265,10 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     /// Cancels a timer; a no-op if it already ran.
     public func cancelTimer(_ id: TimerID) {
         assertInEventLoop()
-        state.timers.cancel(id)
+        // Released after the access to `timers`, not inside it: what the callback holds may
+        // cancel another timer when it goes.
+        let callback = state.timers.cancel(id)
+        _ = callback
     }
 
     // MARK: The loop
@@ -269,8 +282,10 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
 
     private func run() {
         threadID.store(UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))), ordering: .releasing)
+        // Whether the last `runPendingJobs` ended on an empty queue, with the wake-up flag down.
+        var drained = false
         while isRunning.load(ordering: .acquiring) {
-            let timeout = waitTimeout()
+            let timeout = waitTimeout(queueDrained: drained)
             do {
                 try state.selector.wait(timeoutMilliseconds: timeout, busyPoll: busyPoll) { id, events in
                     if id == Self.wakeToken {
@@ -288,12 +303,14 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
             let now = Deadline.now()
             // One at a time: a callback may cancel another timer that is also due.
             while let timer = state.timers.popFirstExpired(now: now) { timer() }
-            runPendingJobs()
+            drained = runPendingJobs()
         }
         runPendingJobs()
         // Timers that never fired are dropped now rather than with the loop: a callback may hold
         // an object that holds this loop (a connection's timers capture it strongly).
+        let dropped = state.timers
         state.timers = TimerQueue()
+        _ = consume dropped
         // Jobs queued from here on are released by `execute`; these are what the last round left.
         let leftOver = pending.withLock { pending -> [Job] in
             pending.closed = true
@@ -303,8 +320,11 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         _ = consume leftOver
     }
 
-    private func waitTimeout() -> Int32 {
-        if pending.withLock({ !$0.jobs.isEmpty }) { return 0 }
+    /// How long the next wait may block. With `queueDrained`, the queue was found empty under
+    /// the lock just now and the wake-up flag put down: a job queued since then has written the
+    /// eventfd, so the wait returns for it and the queue needs no second look.
+    private func waitTimeout(queueDrained: Bool) -> Int32 {
+        if !queueDrained, pending.withLock({ !$0.jobs.isEmpty }) { return 0 }
         guard let next = state.timers.nextDeadline() else { return -1 }
         // Round up so a timer never fires early and the loop never spins on a 0 ms wait
         // (overflow-safe: a deadline in the distant future clamps to the longest wait).
@@ -314,7 +334,9 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     /// Runs queued jobs, including jobs those jobs queue, for a few rounds: a request that
     /// hops twice on its own loop then starts in this turn instead of costing another
     /// `epoll_wait`. The round limit keeps a job that always requeues itself from starving I/O.
-    private func runPendingJobs() {
+    /// Returns true when it stopped on an empty queue, false when the round limit stopped it.
+    @discardableResult
+    private func runPendingJobs() -> Bool {
         for _ in 0..<8 {
             var batch = state.batch
             state.batch = []
@@ -322,14 +344,16 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
                 pending.wakeupRequested = false
                 swap(&pending.jobs, &batch)
             }
-            defer {
-                // Unique again once the jobs are gone, so emptying it keeps its storage.
-                batch.removeAll(keepingCapacity: true)
+            if batch.isEmpty {
                 state.batch = batch
+                return true
             }
-            if batch.isEmpty { return }
             for job in batch { job.run() }
+            // Unique again once the jobs are gone, so emptying it keeps its storage.
+            batch.removeAll(keepingCapacity: true)
+            state.batch = batch
         }
+        return false
     }
 
     private func startThread() throws(PosixError) {

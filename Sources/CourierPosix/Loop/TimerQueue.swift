@@ -22,6 +22,10 @@ struct TimerQueue {
     /// rebuilt, so a connection that arms and cancels a 60 s timer per request cannot make the
     /// heap grow with the request rate.
     private var cancelledInHeap = 0
+    /// The id of the heap's first entry when ``nextDeadline()`` last found it live (0: none;
+    /// ids start at 1 and are never reused). The loop asks before every wait, and a first
+    /// entry that has not changed and was not cancelled since needs no lookup of its callback.
+    private var liveFirst: UInt64 = 0
 
     var isEmpty: Bool { callbacks.isEmpty }
 
@@ -33,15 +37,20 @@ struct TimerQueue {
         return TimerID(value: nextID)
     }
 
-    mutating func cancel(_ id: TimerID) {
-        guard callbacks.removeValue(forKey: id.value) != nil else { return }
+    /// Cancels the timer `id`, returning its callback (nil if it already ran or was cancelled)
+    /// so that the caller releases it once its access to the queue has ended.
+    @discardableResult
+    mutating func cancel(_ id: TimerID) -> (() -> Void)? {
+        guard let callback = callbacks.removeValue(forKey: id.value) else { return nil }
+        if id.value == liveFirst { liveFirst = 0 }
         if callbacks.isEmpty {
             heap.removeAll(keepingCapacity: true)
             cancelledInHeap = 0
-            return
+            return callback
         }
         cancelledInHeap += 1
         if cancelledInHeap > 64, cancelledInHeap > heap.count / 2 { compact() }
+        return callback
     }
 
     /// Drops cancelled entries and restores the heap order (Floyd's bottom-up build, O(n)).
@@ -61,7 +70,11 @@ struct TimerQueue {
     /// The earliest live deadline.
     mutating func nextDeadline() -> Deadline? {
         while let first = heap.first {
-            if callbacks[first.id] != nil { return first.deadline }
+            if first.id == liveFirst { return first.deadline }
+            if callbacks[first.id] != nil {
+                liveFirst = first.id
+                return first.deadline
+            }
             popFirst()
             cancelledInHeap -= 1
         }
