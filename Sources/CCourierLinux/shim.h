@@ -22,4 +22,23 @@ extern int unshare(int flags);
 #include <sched.h>
 extern int sched_setaffinity(__pid_t __pid, size_t __cpusetsize, const cpu_set_t *__cpuset);
 extern int sched_getaffinity(__pid_t __pid, size_t __cpusetsize, cpu_set_t *__cpuset);
+
+// read(2), send(2) and epoll_wait(2) as plain system calls. glibc's wrappers of the three are
+// thread cancellation points: around each call they switch the thread to asynchronous
+// cancellation and back (two atomic updates of the thread's cancellation word, about 30
+// instructions) on the event loop's every read, send and wait. Courier never cancels a thread
+// (pthread_cancel), so the switch guards nothing. syscall(2) sets errno and returns -1 on
+// failure exactly as the wrappers do. epoll_pwait with no signal mask is epoll_wait (the only
+// form arm64 has).
+#include <unistd.h>
+#include <sys/syscall.h>
+static inline long courier_read(int fd, void *buffer, size_t count) {
+    return syscall(SYS_read, fd, buffer, count);
+}
+static inline long courier_send(int fd, const void *bytes, size_t count, int flags) {
+    return syscall(SYS_sendto, fd, bytes, count, flags, (void *)0, 0);
+}
+static inline int courier_epoll_wait(int epfd, struct epoll_event *events, int capacity, int timeout) {
+    return (int)syscall(SYS_epoll_pwait, epfd, events, capacity, timeout, (void *)0, 8);
+}
 #endif

@@ -53,13 +53,18 @@ import Testing
         let own = try CourierRun.run(["--unix-socket", directory + "/s.sock", "-H", "Host: mine.example", "http://api.internal/hello"])
         #expect(own.status == 0, "\(own.err)")
         #expect(server.requests.last?.header("Host") == "mine.example")
+        // `-H "Host:"` cannot remove Host (HTTP/1.1 requires it): the URL's host is sent, as
+        // without a socket, not the socket URL's localhost.
+        let removed = try CourierRun.run(["--unix-socket", directory + "/s.sock", "-H", "Host:", "http://api.internal/hello"])
+        #expect(removed.status == 0, "\(removed.err)")
+        #expect(server.requests.last?.header("Host") == "api.internal")
 
         // TLS over the socket is not supported yet (curl does it): refused with exit 1, never
         // sent in the clear.
         let tls = try CourierRun.run(["--unix-socket", directory + "/s.sock", "https://localhost/hello"])
         #expect(tls.status == 1)
         #expect(tls.err.contains("https over a Unix socket is not supported"))
-        #expect(server.requests.count == 3)
+        #expect(server.requests.count == 4)
     }
 
     @Test func retryAfterA503() throws {

@@ -225,6 +225,12 @@ struct SingleTransfer {
             if !literalCookies.isEmpty { try request.setValue(literalCookies.joined(separator: "; "), forHTTPHeaderField: "Cookie") }
             if let user = options.user, !options.digest { try request.setBasicAuthorization(TransferRunner.credential(user)) }
             for header in headers { try apply(header, to: &request) }
+            // `-H "Host:"` cannot take Host away: HTTP/1.1 requires it (RFC 9112 §3.2), and the
+            // library sends the URL's. Over a Unix socket that is the given URL's host too, not
+            // the `http+unix` URL's `localhost`.
+            if let host = unixSocketHost, request.value(forHTTPHeaderField: "Host") == nil {
+                try request.setValue(host, forHTTPHeaderField: "Host")
+            }
         } catch {
             throw CurlExit(CurlExit.badFunctionArgument, "Invalid header (phase serialize): \(error)")
         }

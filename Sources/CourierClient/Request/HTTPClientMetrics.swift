@@ -7,23 +7,53 @@ import CourierTLS
 public struct HTTPClientMetrics: Sendable {
     /// When `execute` was called.
     public var fetchStart: Deadline
-    public var resolveStart: Deadline?
-    public var resolveEnd: Deadline?
-    public var connectStart: Deadline?
-    public var connectEnd: Deadline?
-    public var tlsStart: Deadline?
-    public var tlsEnd: Deadline?
+    public var resolveStart: Deadline? {
+        get { Self.time(present, 0x0001, stored.resolveStart) }
+        set { Self.store(newValue, 0x0001, in: &stored.resolveStart, present: &present) }
+    }
+    public var resolveEnd: Deadline? {
+        get { Self.time(present, 0x0002, stored.resolveEnd) }
+        set { Self.store(newValue, 0x0002, in: &stored.resolveEnd, present: &present) }
+    }
+    public var connectStart: Deadline? {
+        get { Self.time(present, 0x0004, stored.connectStart) }
+        set { Self.store(newValue, 0x0004, in: &stored.connectStart, present: &present) }
+    }
+    public var connectEnd: Deadline? {
+        get { Self.time(present, 0x0008, stored.connectEnd) }
+        set { Self.store(newValue, 0x0008, in: &stored.connectEnd, present: &present) }
+    }
+    public var tlsStart: Deadline? {
+        get { Self.time(present, 0x0010, stored.tlsStart) }
+        set { Self.store(newValue, 0x0010, in: &stored.tlsStart, present: &present) }
+    }
+    public var tlsEnd: Deadline? {
+        get { Self.time(present, 0x0020, stored.tlsEnd) }
+        set { Self.store(newValue, 0x0020, in: &stored.tlsEnd, present: &present) }
+    }
     /// When the request head was handed to the socket.
-    public var requestStart: Deadline?
+    public var requestStart: Deadline? {
+        get { Self.time(present, 0x0040, stored.requestStart) }
+        set { Self.store(newValue, 0x0040, in: &stored.requestStart, present: &present) }
+    }
     /// When the last request byte was handed to the socket.
-    public var requestEnd: Deadline?
+    public var requestEnd: Deadline? {
+        get { Self.time(present, 0x0080, stored.requestEnd) }
+        set { Self.store(newValue, 0x0080, in: &stored.requestEnd, present: &present) }
+    }
     /// When the first response byte arrived.
-    public var responseStart: Deadline?
+    public var responseStart: Deadline? {
+        get { Self.time(present, 0x0100, stored.responseStart) }
+        set { Self.store(newValue, 0x0100, in: &stored.responseStart, present: &present) }
+    }
     /// When the response ended: when the read that brought its last bytes returned (a body
     /// delimited by the close: when the close was read; a body the delegate paused: when
     /// reading resumed, if its last bytes were already buffered), when a held redirect
     /// response was let through, or when the request failed.
-    public var responseEnd: Deadline?
+    public var responseEnd: Deadline? {
+        get { Self.time(present, 0x0200, stored.responseEnd) }
+        set { Self.store(newValue, 0x0200, in: &stored.responseEnd, present: &present) }
+    }
     /// Request bytes written (head and body, as framed; before TLS).
     public var bytesSent: Int64 = 0
     /// Response bytes received (head and body, as framed; before TLS and decompression).
@@ -73,6 +103,41 @@ public struct HTTPClientMetrics: Sendable {
     public var redirectCount = 0
     /// Whether the request was retried once on a fresh connection (stale keep-alive).
     public var retried = false
+
+    /// The optional times above, 8 bytes each with one bit each in `present`, where optionals
+    /// took 16 each: the metrics are reset and copied for every request, and 80 bytes fewer
+    /// are more than a cache line less of the execution that holds them.
+    private var stored = StoredTimes()
+    private var present: UInt16 = 0
+
+    private struct StoredTimes: Sendable {
+        var resolveStart: UInt64 = 0
+        var resolveEnd: UInt64 = 0
+        var connectStart: UInt64 = 0
+        var connectEnd: UInt64 = 0
+        var tlsStart: UInt64 = 0
+        var tlsEnd: UInt64 = 0
+        var requestStart: UInt64 = 0
+        var requestEnd: UInt64 = 0
+        var responseStart: UInt64 = 0
+        var responseEnd: UInt64 = 0
+    }
+
+    @inline(__always)
+    private static func time(_ present: UInt16, _ bit: UInt16, _ value: UInt64) -> Deadline? {
+        present & bit != 0 ? Deadline(uptimeNanoseconds: value) : nil
+    }
+
+    @inline(__always)
+    private static func store(_ time: Deadline?, _ bit: UInt16, in value: inout UInt64, present: inout UInt16) {
+        if let time {
+            value = time.uptimeNanoseconds
+            present |= bit
+        } else {
+            value = 0
+            present &= ~bit
+        }
+    }
 
     init(fetchStart: Deadline) { self.fetchStart = fetchStart }
 

@@ -48,11 +48,11 @@ struct Selector: ~Copyable {
         if let busyPoll, timeoutMilliseconds != 0 {
             let until = Deadline.after(busyPoll)
             repeat {
-                ready = try Syscall.blocking("epoll_wait", epoll_wait(epollDescriptor, events.baseAddress, Int32(events.count), 0))
+                ready = try Syscall.blocking("epoll_wait", courier_epoll_wait(epollDescriptor, events.baseAddress, Int32(events.count), 0))
             } while ready == 0 && !until.hasPassed
         }
         if ready == 0 {
-            ready = try Syscall.blocking("epoll_wait", epoll_wait(epollDescriptor, events.baseAddress, Int32(events.count), timeoutMilliseconds))
+            ready = try Syscall.blocking("epoll_wait", courier_epoll_wait(epollDescriptor, events.baseAddress, Int32(events.count), timeoutMilliseconds))
         }
         for index in 0..<Int(ready) {
             let event = events[index]

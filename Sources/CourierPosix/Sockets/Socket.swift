@@ -66,7 +66,7 @@ public final class Socket {
         let count = try buffer.withUnsafeMutableWritableBytes(minimumCapacity: maximum) { (region) throws(PosixError) -> Int in
             // Safe: the region is the buffer's own writable memory, valid for this closure;
             // the kernel writes at most the length passed into it.
-            switch try Syscall.nonBlocking("read", Glibc.read(fd, region.baseAddress, min(region.count, maximum))) {
+            switch try Syscall.nonBlocking("read", courier_read(fd, region.baseAddress, min(region.count, maximum))) {
             case .processed(let n): return n
             case .wouldBlock: wouldBlock = true; return 0
             }
@@ -77,7 +77,7 @@ public final class Socket {
     /// Writes as much of `bytes` as the kernel takes now.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(PosixError) -> IOResult<Int> {
         let fd = descriptor
-        return try Syscall.nonBlocking("send", Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)))
+        return try Syscall.nonBlocking("send", courier_send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)))
     }
 
     /// Writes the readable bytes of several buffers in one `writev` (at most 64 of them).
