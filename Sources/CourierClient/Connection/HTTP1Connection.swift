@@ -26,6 +26,10 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
         case closed
     }
 
+    // Stored properties are laid out in declaration order, and with many connections each
+    // request finds its connection out of the cache: every line the members a request touches
+    // span is a miss. So those members come first, in about the order a request touches them,
+    // and what only setup, proxies, TLS or streamed bodies use comes after the state machine.
     let id: Int
     /// The pool's entry for the connection's key (its machine and connection table), so the
     /// connection's inputs to the pool find them without a lookup.
@@ -35,8 +39,6 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     /// Strong: a connection may still report to its pool after `shutdown()` returned (a close
     /// queued on its loop). The cycle ends when the pool forgets the connection.
     let pool: ConnectionPool
-    let configuration: HTTPClientConfiguration
-    let timeouts: HTTPClientTimeouts
 
     // Loop-confined from here on. Internal rather than private only so that the setup and I/O
     // extensions in the sibling files can reach them; nothing outside this type touches them.
@@ -51,34 +53,37 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     @exclusivity(unchecked) var socket: Socket?
     @exclusivity(unchecked) var registration: RegistrationID?
     @exclusivity(unchecked) var interest: Interest = []
-    @exclusivity(unchecked) var connector: Connector?
+    @exclusivity(unchecked) var isDraining = false
+    @exclusivity(unchecked) var isPumping = false
+    /// Out of the selector while reading is paused: see `selectorReady`.
+    @exclusivity(unchecked) var suspended = false
+    @exclusivity(unchecked) var requestWritten = false
+    @exclusivity(unchecked) var bodyPumpActive = false
     @exclusivity(unchecked) var tls: TLSEngine?
-    @exclusivity(unchecked) var cipherIn = ByteBuffer()
     @exclusivity(unchecked) var readBuffer = ByteBuffer()
     @exclusivity(unchecked) var readSize = 4 * 1024
     @exclusivity(unchecked) var outbound: [ByteBuffer] = []
     @exclusivity(unchecked) var outboundBytes = 0
-    @exclusivity(unchecked) var machine: HTTP1ConnectionStateMachine
-    /// The execution a lease from another thread hands over, until ``runOnEventLoop()`` takes
-    /// it. Written before `loop.execute(task:)` and read in the task: the loop's queue lock
-    /// orders the two.
-    @exclusivity(unchecked) var leasedExecution: HTTPRequestExecution?
-    @exclusivity(unchecked) var proxyParser: HTTPResponseParser?
-    /// The SOCKS5 handshake while it runs, and the `socks5` lookup of the origin before it.
-    @exclusivity(unchecked) var socks: SOCKS5Handshake?
-    @exclusivity(unchecked) var socksLookup: ResolveHandle?
-    /// When connecting must be done (TCP, and a SOCKS5 handshake): nil without a connect timeout.
-    @exclusivity(unchecked) var connectDeadline: Deadline?
-    @exclusivity(unchecked) var establishment = ConnectionEstablishment()
-    /// The addresses and TLS facts of `establishment`, boxed for every request's metrics (made
-    /// when the first request is attached, after setup finished).
-    @exclusivity(unchecked) var facts: ConnectionFacts?
-    @exclusivity(unchecked) var setupTimer: TimerID?
 
     // The request in flight.
     @exclusivity(unchecked) var execution: HTTPRequestExecution?
+    /// The addresses and TLS facts of `establishment`, boxed for every request's metrics (made
+    /// when the first request is attached, after setup finished).
+    @exclusivity(unchecked) var facts: ConnectionFacts?
+    @exclusivity(unchecked) var lastRead = Deadline.now()
+    /// When `execute` began the request in flight (one clock read serves this and `lastRead`).
+    @exclusivity(unchecked) var requestStartedAt = Deadline(uptimeNanoseconds: 0)
+    @exclusivity(unchecked) var bytesReceivedAtStart = 0
+    @exclusivity(unchecked) var responseFraming: BodyFraming?
+    @exclusivity(unchecked) var idleReadTimer: TimerID?
+    @exclusivity(unchecked) var idleReadDue = Deadline.distantPast
+    @exclusivity(unchecked) var totalTimer: TimerID?
+    @exclusivity(unchecked) var idleTimer: TimerID?
+    @exclusivity(unchecked) var idleDue = Deadline.distantPast
+    /// When the pool last parked this connection; nil while leased or closed.
+    @exclusivity(unchecked) var parkedAt: Deadline?
+    @exclusivity(unchecked) var idleTimeout: TimeAmount = .zero
     @exclusivity(unchecked) var bodySource: RequestBodySource?
-    @exclusivity(unchecked) var bodyPumpActive = false
     /// Set while the body stream asked to wait before its next piece (`waitAfterEmptyPiece`).
     @exclusivity(unchecked) var bodyWaitTimer: TimerID?
     /// Set while an `AsyncSequence` body's pipe is empty: its wake-up resumes the pump.
@@ -86,27 +91,29 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     /// Request body payload bytes handed over so far (no head, no chunk framing), for
     /// `didSendRequestBody(total:)`.
     @exclusivity(unchecked) var bodyBytesSent: Int64 = 0
-    @exclusivity(unchecked) var requestWritten = false
     /// Empty request body pieces in a row from a stream that gave no wait (see `pumpBody`).
     @exclusivity(unchecked) var emptyPiecesInARow = 0
-    @exclusivity(unchecked) var responseFraming: BodyFraming?
-    @exclusivity(unchecked) var lastRead = Deadline.now()
-    /// When `execute` began the request in flight (one clock read serves this and `lastRead`).
-    @exclusivity(unchecked) var requestStartedAt = Deadline(uptimeNanoseconds: 0)
-    @exclusivity(unchecked) var idleReadTimer: TimerID?
-    @exclusivity(unchecked) var idleReadDue = Deadline.distantPast
-    @exclusivity(unchecked) var totalTimer: TimerID?
     @exclusivity(unchecked) var continueTimer: TimerID?
-    @exclusivity(unchecked) var idleTimer: TimerID?
-    @exclusivity(unchecked) var idleDue = Deadline.distantPast
-    /// When the pool last parked this connection; nil while leased or closed.
-    @exclusivity(unchecked) var parkedAt: Deadline?
-    @exclusivity(unchecked) var idleTimeout: TimeAmount = .zero
-    @exclusivity(unchecked) var bytesReceivedAtStart = 0
-    @exclusivity(unchecked) var isDraining = false
-    @exclusivity(unchecked) var isPumping = false
-    /// Out of the selector while reading is paused: see `selectorReady`.
-    @exclusivity(unchecked) var suspended = false
+    @exclusivity(unchecked) var machine: HTTP1ConnectionStateMachine
+
+    /// The execution a lease from another thread hands over, until ``runOnEventLoop()`` takes
+    /// it. Written before `loop.execute(task:)` and read in the task: the loop's queue lock
+    /// orders the two.
+    @exclusivity(unchecked) var leasedExecution: HTTPRequestExecution?
+    let timeouts: HTTPClientTimeouts
+
+    // Setup: connecting, proxies, TLS.
+    let configuration: HTTPClientConfiguration
+    @exclusivity(unchecked) var connector: Connector?
+    @exclusivity(unchecked) var cipherIn = ByteBuffer()
+    @exclusivity(unchecked) var proxyParser: HTTPResponseParser?
+    /// The SOCKS5 handshake while it runs, and the `socks5` lookup of the origin before it.
+    @exclusivity(unchecked) var socks: SOCKS5Handshake?
+    @exclusivity(unchecked) var socksLookup: ResolveHandle?
+    /// When connecting must be done (TCP, and a SOCKS5 handshake): nil without a connect timeout.
+    @exclusivity(unchecked) var connectDeadline: Deadline?
+    @exclusivity(unchecked) var establishment = ConnectionEstablishment()
+    @exclusivity(unchecked) var setupTimer: TimerID?
 
     init(
         id: Int, entry: ConnectionPool.Entry, loop: EventLoop, pool: ConnectionPool,

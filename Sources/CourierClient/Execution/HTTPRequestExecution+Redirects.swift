@@ -47,6 +47,7 @@ extension HTTPRequestExecution {
     /// handler it is followed once its body has been read; with one, the body is held until the
     /// answer. Returns an error to fail the response with.
     func startRedirect(_ head: HTTPClientResponseHead, proposed: RedirectedRequest) -> ClientError? {
+        redirected = true
         redirectHead = head
         let next = request(following: proposed)
         guard let redirectHandler, let loop = attemptLoop else {
@@ -197,6 +198,9 @@ extension HTTPRequestExecution {
 
     /// The execution ended: a pending answer no longer counts.
     func endDecision() {
+        // Only a redirect sets a reply or a decision timer (`redirected` is on the execution's
+        // first lines, the two are not).
+        guard redirected else { return }
         reply?.abandon()
         reply = nil
         cancelDecisionTimer()

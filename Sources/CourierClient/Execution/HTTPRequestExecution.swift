@@ -46,38 +46,47 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     // cost about 700 instructions per request, and no member is passed `inout` to code that
     // reaches back into the execution (the hold, the decoder and the metrics are values whose
     // methods call nothing outside them).
+    //
+    // In the order a request touches them, the ones only a redirect uses last: stored
+    // properties are laid out in declaration order, and with many connections each request
+    // finds the execution out of the cache, so every line its members span is a miss.
     @exclusivity(unchecked) var request: HTTPClientRequest
     @exclusivity(unchecked) private(set) var delegate: any HTTPClientResponseDelegate
     @exclusivity(unchecked) private(set) var deadline: Deadline?
-    @exclusivity(unchecked) private var timeouts: HTTPClientTimeouts
+    @exclusivity(unchecked) private var ended = false
+    @exclusivity(unchecked) private var retried = false
+    @exclusivity(unchecked) private var headSent = false
+    /// How the connection frames this attempt's body; set on the loop before the head goes out.
+    @exclusivity(unchecked) var bodyKind: HTTP1ConnectionStateMachine.RequestBodyKind = .none
+    /// A redirect started (`startRedirect`): the members after `redirectHandler` hold something
+    /// `reuse` must clear. Without one they are left untouched.
+    @exclusivity(unchecked) var redirected = false
+    @exclusivity(unchecked) private var poolTimer: TimerID?
+    /// `Basic …` from the current URL's user information, set by `acquire()` for a hop whose
+    /// route is not kept (an environment proxy); a kept route carries its own.
+    @exclusivity(unchecked) private var urlAuthorization: String?
     @exclusivity(unchecked) private(set) var redirects: RedirectConfiguration
-    @exclusivity(unchecked) private(set) var redirectHandler: HTTPClientRedirectHandler?
-    @exclusivity(unchecked) var history: [RedirectVisit] = []
+    /// The loop of the connection running the current attempt (where answers arrive).
+    @exclusivity(unchecked) var attemptLoop: EventLoop?
+    /// The head of the current attempt, as handed to the encoder (what `didSendRequestHead`
+    /// reports: with the fields the client added, such as Accept-Encoding).
+    @exclusivity(unchecked) private var sentHead: HTTPRequestHead?
+    @exclusivity(unchecked) var metrics: HTTPClientMetrics
     /// What becomes of the current response's body while a redirect is decided or followed.
     @exclusivity(unchecked) var hold = RedirectHold<HTTPClientRequest>()
+    @exclusivity(unchecked) private var decoder: ContentDecoder?
+    @exclusivity(unchecked) private var decoded = ByteBuffer()
+    @exclusivity(unchecked) private var timeouts: HTTPClientTimeouts
+    @exclusivity(unchecked) private(set) var redirectHandler: HTTPClientRedirectHandler?
+    @exclusivity(unchecked) var history: [RedirectVisit] = []
     /// The redirect response being decided or followed, and the request ``RedirectConfiguration``
     /// proposed for it.
     @exclusivity(unchecked) var redirectHead: HTTPClientResponseHead?
     @exclusivity(unchecked) var proposedRedirect: RedirectedRequest?
     /// The handler's reply while its answer is pending.
     @exclusivity(unchecked) var reply: HTTPClientRedirectReply?
-    /// The loop of the connection running the current attempt (where answers arrive).
-    @exclusivity(unchecked) var attemptLoop: EventLoop?
     /// The total deadline while the execution waits for an answer without a connection.
     @exclusivity(unchecked) var decisionTimer: TimerID?
-    @exclusivity(unchecked) private var decoder: ContentDecoder?
-    @exclusivity(unchecked) private var decoded = ByteBuffer()
-    @exclusivity(unchecked) var metrics: HTTPClientMetrics
-    @exclusivity(unchecked) private var retried = false
-    @exclusivity(unchecked) private var headSent = false
-    /// The head of the current attempt, as handed to the encoder (what `didSendRequestHead`
-    /// reports: with the fields the client added, such as Accept-Encoding).
-    @exclusivity(unchecked) private var sentHead: HTTPRequestHead?
-    @exclusivity(unchecked) private var poolTimer: TimerID?
-    @exclusivity(unchecked) private var ended = false
-    /// `Basic …` from the current URL's user information, set by `acquire()` for a hop whose
-    /// route is not kept (an environment proxy); a kept route carries its own.
-    @exclusivity(unchecked) private var urlAuthorization: String?
 
     init(client: HTTPClient, request: HTTPClientRequest, delegate: any HTTPClientResponseDelegate, homeLoop: EventLoop) {
         self.id = Self.ids.add(1, ordering: .relaxed).newValue
@@ -144,15 +153,18 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
             redirectHandler = settings.redirectHandler
             deadline = settings.deadline
         }
-        // A plain request leaves these as they were made: skipped then.
-        if !history.isEmpty { history = [] }
         if !hold.isPassing { hold = RedirectHold() }
-        redirectHead = nil
-        proposedRedirect = nil
-        reply = nil
+        // A request that met no redirect left these as they were made: not even read then.
+        if redirected {
+            redirected = false
+            history = []
+            redirectHead = nil
+            proposedRedirect = nil
+            reply = nil
+            decisionTimer = nil
+        }
         // `attemptLoop` is kept: `attach` sets it before anything reads it (it matters only
         // once a response has arrived), and most reuses run on the same loop again.
-        decisionTimer = nil
         decoder = nil
         decoded.clear()
         metrics = HTTPClientMetrics(fetchStart: now)
@@ -408,9 +420,6 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     /// before ``HTTPClientResponseDelegate/didFinish(_:trailers:metrics:)``, such as `curl -v`'s
     /// connection lines before the request head: read it from a delegate call, on the loop.
     public var metricsSoFar: HTTPClientMetrics { metrics }
-
-    /// How the connection frames this attempt's body; set on the loop before the head goes out.
-    @exclusivity(unchecked) var bodyKind: HTTP1ConnectionStateMachine.RequestBodyKind = .none
 
     /// A head given to ``HTTPClientResponseDelegate/didSendRequestHead(_:_:)`` as the connection
     /// wrote it: with the `Host` (RFC 9112 §3.2), `Expect: 100-continue` (RFC 9110 §10.1.1) and
