@@ -78,6 +78,10 @@ build: deps
 # (-cross-module-optimization) did less (1%) and, on top of LTO, undid part of it.
 # The release build has its own scratch path: SwiftPM does not rebuild when only -Xswiftc flags
 # change, so a build without them in .build would leave objects a tuned link would reuse.
+# It also missed, once, that CourierCLI had to be compiled again after a public struct of
+# CourierClient changed its stored properties (HTTPClientMetrics): the link mixed the two
+# layouts and `courier bench` crashed. After such a change, touch a file of CourierCLI (or
+# remove $(COURIER_RELEASE_PATH)); CI builds from a clean clone.
 # `make test-cli-release` runs the command line's tests against this build.
 PREFIX ?= /usr/local
 COURIER_CODEGEN := -Xswiftc -Xfrontend -Xswiftc -disable-type-layout -Xswiftc -Xfrontend -Xswiftc -disable-llvm-merge-functions-pass
