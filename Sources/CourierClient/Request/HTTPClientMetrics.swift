@@ -7,53 +7,23 @@ import CourierTLS
 public struct HTTPClientMetrics: Sendable {
     /// When `execute` was called.
     public var fetchStart: Deadline
-    public var resolveStart: Deadline? {
-        get { Self.time(present, 0x0001, stored.resolveStart) }
-        set { Self.store(newValue, 0x0001, in: &stored.resolveStart, present: &present) }
-    }
-    public var resolveEnd: Deadline? {
-        get { Self.time(present, 0x0002, stored.resolveEnd) }
-        set { Self.store(newValue, 0x0002, in: &stored.resolveEnd, present: &present) }
-    }
-    public var connectStart: Deadline? {
-        get { Self.time(present, 0x0004, stored.connectStart) }
-        set { Self.store(newValue, 0x0004, in: &stored.connectStart, present: &present) }
-    }
-    public var connectEnd: Deadline? {
-        get { Self.time(present, 0x0008, stored.connectEnd) }
-        set { Self.store(newValue, 0x0008, in: &stored.connectEnd, present: &present) }
-    }
-    public var tlsStart: Deadline? {
-        get { Self.time(present, 0x0010, stored.tlsStart) }
-        set { Self.store(newValue, 0x0010, in: &stored.tlsStart, present: &present) }
-    }
-    public var tlsEnd: Deadline? {
-        get { Self.time(present, 0x0020, stored.tlsEnd) }
-        set { Self.store(newValue, 0x0020, in: &stored.tlsEnd, present: &present) }
-    }
+    public var resolveStart: Deadline? { get { times[.resolveStart] } set { times[.resolveStart] = newValue } }
+    public var resolveEnd: Deadline? { get { times[.resolveEnd] } set { times[.resolveEnd] = newValue } }
+    public var connectStart: Deadline? { get { times[.connectStart] } set { times[.connectStart] = newValue } }
+    public var connectEnd: Deadline? { get { times[.connectEnd] } set { times[.connectEnd] = newValue } }
+    public var tlsStart: Deadline? { get { times[.tlsStart] } set { times[.tlsStart] = newValue } }
+    public var tlsEnd: Deadline? { get { times[.tlsEnd] } set { times[.tlsEnd] = newValue } }
     /// When the request head was handed to the socket.
-    public var requestStart: Deadline? {
-        get { Self.time(present, 0x0040, stored.requestStart) }
-        set { Self.store(newValue, 0x0040, in: &stored.requestStart, present: &present) }
-    }
+    public var requestStart: Deadline? { get { times[.requestStart] } set { times[.requestStart] = newValue } }
     /// When the last request byte was handed to the socket.
-    public var requestEnd: Deadline? {
-        get { Self.time(present, 0x0080, stored.requestEnd) }
-        set { Self.store(newValue, 0x0080, in: &stored.requestEnd, present: &present) }
-    }
+    public var requestEnd: Deadline? { get { times[.requestEnd] } set { times[.requestEnd] = newValue } }
     /// When the first response byte arrived.
-    public var responseStart: Deadline? {
-        get { Self.time(present, 0x0100, stored.responseStart) }
-        set { Self.store(newValue, 0x0100, in: &stored.responseStart, present: &present) }
-    }
+    public var responseStart: Deadline? { get { times[.responseStart] } set { times[.responseStart] = newValue } }
     /// When the response ended: when the read that brought its last bytes returned (a body
     /// delimited by the close: when the close was read; a body the delegate paused: when
     /// reading resumed, if its last bytes were already buffered), when a held redirect
     /// response was let through, or when the request failed.
-    public var responseEnd: Deadline? {
-        get { Self.time(present, 0x0200, stored.responseEnd) }
-        set { Self.store(newValue, 0x0200, in: &stored.responseEnd, present: &present) }
-    }
+    public var responseEnd: Deadline? { get { times[.responseEnd] } set { times[.responseEnd] = newValue } }
     /// Request bytes written (head and body, as framed; before TLS).
     public var bytesSent: Int64 = 0
     /// Response bytes received (head and body, as framed; before TLS and decompression).
@@ -104,40 +74,8 @@ public struct HTTPClientMetrics: Sendable {
     /// Whether the request was retried once on a fresh connection (stale keep-alive).
     public var retried = false
 
-    /// The optional times above, 8 bytes each with one bit each in `present`, where optionals
-    /// took 16 each: the metrics are reset and copied for every request, and 80 bytes fewer
-    /// are more than a cache line less of the execution that holds them.
-    private var stored = StoredTimes()
-    private var present: UInt16 = 0
-
-    private struct StoredTimes: Sendable {
-        var resolveStart: UInt64 = 0
-        var resolveEnd: UInt64 = 0
-        var connectStart: UInt64 = 0
-        var connectEnd: UInt64 = 0
-        var tlsStart: UInt64 = 0
-        var tlsEnd: UInt64 = 0
-        var requestStart: UInt64 = 0
-        var requestEnd: UInt64 = 0
-        var responseStart: UInt64 = 0
-        var responseEnd: UInt64 = 0
-    }
-
-    @inline(__always)
-    private static func time(_ present: UInt16, _ bit: UInt16, _ value: UInt64) -> Deadline? {
-        present & bit != 0 ? Deadline(uptimeNanoseconds: value) : nil
-    }
-
-    @inline(__always)
-    private static func store(_ time: Deadline?, _ bit: UInt16, in value: inout UInt64, present: inout UInt16) {
-        if let time {
-            value = time.uptimeNanoseconds
-            present |= bit
-        } else {
-            value = 0
-            present &= ~bit
-        }
-    }
+    /// The optional times above (``CompactTimes``).
+    private var times = CompactTimes()
 
     init(fetchStart: Deadline) { self.fetchStart = fetchStart }
 
@@ -177,5 +115,28 @@ final class ConnectionFacts: Sendable {
             values.peerCertificates = info.verifiedChain
         }
         self.init(values)
+    }
+}
+
+/// The ten optional times of ``HTTPClientMetrics``, 8 bytes each with one bit each for
+/// presence, where optionals took 16 each: the metrics are reset and copied for every request,
+/// and 80 bytes fewer are more than a cache line less of the execution that holds them.
+private struct CompactTimes: Sendable {
+    enum Time: Int {
+        case resolveStart, resolveEnd, connectStart, connectEnd, tlsStart, tlsEnd
+        case requestStart, requestEnd, responseStart, responseEnd
+    }
+
+    private var values = InlineArray<10, UInt64>(repeating: 0)
+    private var present: UInt16 = 0
+
+    subscript(time: Time) -> Deadline? {
+        get {
+            present & (1 << time.rawValue) != 0 ? Deadline(uptimeNanoseconds: values[time.rawValue]) : nil
+        }
+        set {
+            values[time.rawValue] = newValue?.uptimeNanoseconds ?? 0
+            if newValue != nil { present |= 1 << time.rawValue } else { present &= ~(1 << time.rawValue) }
+        }
     }
 }
