@@ -238,15 +238,15 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         assertInEventLoop()
         guard let slot = liveSlot(id) else { return }
         state.selector.remove(state.slots[slot].descriptor)
-        // Swapped out, so the handler is released after the access to `slots`, not inside it:
-        // its deinit may deregister or cancel something else.
-        var handler: (any Selectable)? = nil
-        swap(&handler, &state.slots[slot].handler)
-        _ = consume handler
+        // Taken out, and released only once the slot is free and counted: not inside the
+        // access to `slots`, and not before the bookkeeping, since its deinit may deregister or
+        // cancel something else.
+        let handler = state.slots[slot].handler.take()
         state.slots[slot].descriptor = -1
         state.slots[slot].generation &+= 1
         state.freeSlots.append(UInt32(slot))
         state.registrationCount -= 1
+        _ = consume handler
     }
 
     /// The number of live registrations (for leak checks in tests).
@@ -283,6 +283,7 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     private func run() {
         threadID.store(UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))), ordering: .releasing)
         // Whether the last `runPendingJobs` ended on an empty queue, with the wake-up flag down.
+        // Nothing may run between it and the next wait (see `waitTimeout(queueDrained:)`).
         var drained = false
         while isRunning.load(ordering: .acquiring) {
             let timeout = waitTimeout(queueDrained: drained)
@@ -308,8 +309,8 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         runPendingJobs()
         // Timers that never fired are dropped now rather than with the loop: a callback may hold
         // an object that holds this loop (a connection's timers capture it strongly).
-        let dropped = state.timers
-        state.timers = TimerQueue()
+        var dropped = TimerQueue()
+        swap(&dropped, &state.timers)
         _ = consume dropped
         // Jobs queued from here on are released by `execute`; these are what the last round left.
         let leftOver = pending.withLock { pending -> [Job] in
@@ -321,8 +322,11 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// How long the next wait may block. With `queueDrained`, the queue was found empty under
-    /// the lock just now and the wake-up flag put down: a job queued since then has written the
-    /// eventfd, so the wait returns for it and the queue needs no second look.
+    /// the lock just now and the wake-up flag put down, and nothing has run on the loop since:
+    /// a job queued since then came from another thread and wrote the eventfd, so the wait
+    /// returns for it and the queue needs no second look. (A job the loop thread queues writes
+    /// no eventfd: were anything to run between `runPendingJobs` and this, such as timers
+    /// moved after the jobs, `drained` would have to be false.)
     private func waitTimeout(queueDrained: Bool) -> Int32 {
         if !queueDrained, pending.withLock({ !$0.jobs.isEmpty }) { return 0 }
         guard let next = state.timers.nextDeadline() else { return -1 }
