@@ -29,7 +29,7 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     // Stored properties are laid out in declaration order, and with many connections each
     // request finds its connection out of the cache: every line the members a request touches
     // span is a miss. So those members come first, in about the order a request touches them,
-    // and what only setup, proxies, TLS or streamed bodies use comes after the state machine.
+    // and what only setup, proxies and TLS use comes after the state machine.
     let id: Int
     /// The pool's entry for the connection's key (its machine and connection table), so the
     /// connection's inputs to the pool find them without a lookup.
