@@ -44,11 +44,16 @@ enum BenchDriver {
         // Held here until the end: between requests (a constant rate's timer) nothing else
         // holds a worker.
         var started: [BenchWorker] = []
+        // Above this many connections per loop thread the executions no longer fit the cache
+        // twice over (BenchWorker's comment).
+        let startsFromJob = workers > 64 * run.loops.count
         for index in 0..<workers {
             let mode: RequestSchedule.Mode = perConnection.map { .constantRate(interval: max($0, 1)) } ?? .closedLoop
             let offset = perConnection.map { $0 / UInt64(workers) * UInt64(index) } ?? 0
             let requests = plan.requests.map { BenchPlan.share(of: $0, worker: index, workers: workers) } ?? Int.max
-            let worker = BenchWorker(run: run, schedule: RequestSchedule(mode: mode, start: start &+ offset), requests: requests)
+            let worker = BenchWorker(
+                run: run, schedule: RequestSchedule(mode: mode, start: start &+ offset), requests: requests, startsFromJob: startsFromJob
+            )
             started.append(worker)
             run.loops[index % run.loops.count].execute { worker.next() }
         }

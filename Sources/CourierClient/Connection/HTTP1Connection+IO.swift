@@ -55,7 +55,7 @@ extension HTTP1Connection {
     }
 
     func readAvailable(force: Bool) {
-        guard let socket else { return }
+        guard descriptor >= 0 else { return }
         // A few reads per wake-up, then let other connections on the loop run.
         for _ in 0..<4 {
             guard phase != .closed, force || interest.contains(.read) || phase != .ready else { return }
@@ -63,9 +63,9 @@ extension HTTP1Connection {
             if readBuffer.capacity == 0 { readBuffer = loop.borrowReadBuffer() }
             do {
                 if tls != nil {
-                    result = try socket.read(into: &cipherIn, maximum: readSize)
+                    result = try Socket.read(descriptor, into: &cipherIn, maximum: readSize)
                 } else {
-                    result = try socket.read(into: &readBuffer, maximum: readSize)
+                    result = try Socket.read(descriptor, into: &readBuffer, maximum: readSize)
                 }
             } catch {
                 if error.code == ECONNRESET {
@@ -256,7 +256,7 @@ extension HTTP1Connection {
     func writePlain(_ bytes: ByteBuffer) {
         guard bytes.readableBytes > 0 else { return }
         outboundBytes += bytes.readableBytes
-        guard outbound.isEmpty, let socket, phase != .closed else {
+        guard outbound.isEmpty, descriptor >= 0, phase != .closed else {
             outbound.append(bytes)
             return flush()
         }
@@ -264,9 +264,9 @@ extension HTTP1Connection {
         // `bytes`, and only what the socket did not take joins the queue. Queueing first cost an
         // array append and removal, and a retain and release of the buffer, per request.
         let written: Int
-        switch send({ (socket) throws(PosixError) in
-            try bytes.withUnsafeReadableBytes { (raw) throws(PosixError) in try socket.write(raw) }
-        }, on: socket) {
+        switch send({ (descriptor) throws(PosixError) in
+            try bytes.withUnsafeReadableBytes { (raw) throws(PosixError) in try Socket.write(descriptor, raw) }
+        }) {
         case .failed:
             return
         case .blocked:
@@ -292,10 +292,11 @@ extension HTTP1Connection {
         case failed
     }
 
-    /// Runs one write to `socket`, handling its failure.
-    func send(_ write: (Socket) throws(PosixError) -> IOResult<Int>, on socket: Socket) -> SendOutcome {
+    /// Runs one write to the socket's `descriptor` (open: the caller checked), handling its
+    /// failure.
+    func send(_ write: (Int32) throws(PosixError) -> IOResult<Int>) -> SendOutcome {
         do {
-            guard case .processed(let written) = try write(socket) else { return .blocked }
+            guard case .processed(let written) = try write(descriptor) else { return .blocked }
             return .wrote(written)
         } catch {
             if error.code == EPIPE || error.code == ECONNRESET {
@@ -314,10 +315,10 @@ extension HTTP1Connection {
     }
 
     func flush() {
-        guard let socket, phase != .closed else { return }
+        guard descriptor >= 0, phase != .closed else { return }
         while !outbound.isEmpty {
             var written: Int
-            switch send({ (socket) throws(PosixError) in try socket.write(outbound) }, on: socket) {
+            switch send({ (descriptor) throws(PosixError) in try Socket.write(descriptor, outbound) }) {
             case .failed:
                 return
             case .blocked:

@@ -167,7 +167,7 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         // once a response has arrived), and most reuses run on the same loop again.
         decoder = nil
         decoded.clear()
-        metrics = HTTPClientMetrics(fetchStart: now)
+        metrics.restart(fetchStart: now)
         retried = false
         headSent = false
         // `sentHead` is kept, like `attemptLoop`: `attach` sets it before it is read.
@@ -342,8 +342,8 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     /// The connection is about to run this execution; returns what to send, or nil if it was
     /// cancelled meanwhile (it then ends here).
     /// `isFirstRequest`: the connection's first request, which gets how the connection was made
-    /// (its `establishment`); `facts`: its addresses and TLS, shared by all its requests.
-    func attach(to connection: HTTP1Connection, facts: ConnectionFacts, isFirstRequest: Bool) -> Attempt? {
+    /// (its `establishment`); every request gets its `facts` (addresses and TLS).
+    func attach(to connection: HTTP1Connection, isFirstRequest: Bool) -> Attempt? {
         // `poolTimer` belongs to the home loop (this may be another loop): decide from the
         // immutable settings that make `armPoolTimer` arm one, and let the hop do the rest.
         if deadline != nil || client.configuration.poolWaitTimeout != nil { cancelPoolTimer() }
@@ -364,7 +364,7 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
             metrics.tlsStart = establishment.tlsStart
             metrics.tlsEnd = establishment.tlsEnd
         }
-        metrics.connection = facts
+        metrics.attach(connection.facts)
         metrics.requestStart = nil
         metrics.requestEnd = nil
         metrics.responseStart = nil
@@ -419,6 +419,8 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     /// resolve, connect and TLS times) and the request's progress. For a delegate that wants it
     /// before ``HTTPClientResponseDelegate/didFinish(_:trailers:metrics:)``, such as `curl -v`'s
     /// connection lines before the request head: read it from a delegate call, on the loop.
+    /// In `didFinish` and `didFail` the metrics are their argument (lent, not copied), and this
+    /// holds only their `fetchStart`.
     public var metricsSoFar: HTTPClientMetrics { metrics }
 
     /// A head given to ``HTTPClientResponseDelegate/didSendRequestHead(_:_:)`` as the connection
@@ -572,14 +574,27 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
 
     func end(trailers: HTTPFields, at time: Deadline) {
         guard markEnded(at: time) else { return }
-        delegate.didFinish(self, trailers: trailers, metrics: metrics)
+        lendMetrics { delegate.didFinish(self, trailers: trailers, metrics: $0) }
         client.requests.ended()
     }
 
     func end(failure error: ClientError) {
         guard markEnded(at: .now()) else { return }
-        delegate.didFail(self, error: error, metrics: metrics)
+        lendMetrics { delegate.didFail(self, error: error, metrics: $0) }
         client.requests.ended()
+    }
+
+    /// Passes the metrics to the delegate's last call moved out of `self`, and puts them back
+    /// after it unless the delegate reused this ended execution for its next request (`reuse`
+    /// gives it a new `id`). Passing the stored property copied it: a retain and a release of
+    /// the connection facts, an object nothing else touches per request (with many
+    /// connections, a cache miss). ``metricsSoFar`` has nothing to say during the call.
+    private func lendMetrics(_ call: (HTTPClientMetrics) -> Void) {
+        var lent = HTTPClientMetrics(fetchStart: metrics.fetchStart)
+        swap(&lent, &metrics)
+        let id = self.id
+        call(lent)
+        if self.id == id { swap(&lent, &metrics) }
     }
 
     private func markEnded(at time: Deadline) -> Bool {

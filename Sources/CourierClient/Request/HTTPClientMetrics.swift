@@ -67,7 +67,14 @@ public struct HTTPClientMetrics: Sendable {
     /// The addresses and TLS facts above, as the connection that carried the request made them
     /// once for every request it carries: attaching a request to a connection is one reference,
     /// not six fields with their arrays and strings (and so is every copy of the metrics).
-    var connection: ConnectionFacts?
+    var connection: ConnectionFacts? { connectionAttached ? keptConnection : nil }
+    /// The facts behind ``connection``, which ``restart(fetchStart:)`` keeps (hidden) for the
+    /// next request of a reused execution. Most go to the same connection again (the pool
+    /// leases the most recently used first), and attaching it is then a comparison: a retain
+    /// and a release of an object nothing else touches were, with many connections, a cache
+    /// miss each.
+    private var keptConnection: ConnectionFacts?
+    private var connectionAttached = false
     /// Redirects followed before this request (each request of a chain has metrics of its own,
     /// see ``HTTPClientResponseDelegate/didRedirect(_:response:to:metrics:)``).
     public var redirectCount = 0
@@ -79,11 +86,26 @@ public struct HTTPClientMetrics: Sendable {
 
     init(fetchStart: Deadline) { self.fetchStart = fetchStart }
 
+    /// The metrics of a new request: as `init(fetchStart:)` makes them, but keeping the
+    /// connection facts, hidden until ``attach(_:)``.
+    mutating func restart(fetchStart: Deadline) {
+        var fresh = HTTPClientMetrics(fetchStart: fetchStart)
+        // Moved, not copied: no retain and release of the facts.
+        swap(&fresh.keptConnection, &keptConnection)
+        self = fresh
+    }
+
+    /// The request runs on the connection whose facts these are.
+    mutating func attach(_ facts: ConnectionFacts?) {
+        if keptConnection !== facts { keptConnection = facts }
+        connectionAttached = facts != nil
+    }
+
     /// Sets one connection fact through a new box: boxes are shared by requests and never change.
     private mutating func modifyConnection(_ change: (inout ConnectionFacts.Values) -> Void) {
         var values = connection?.values ?? ConnectionFacts.Values()
         change(&values)
-        connection = ConnectionFacts(values)
+        attach(ConnectionFacts(values))
     }
 }
 

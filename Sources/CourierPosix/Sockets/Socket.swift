@@ -61,12 +61,30 @@ public final class Socket {
 
     /// Reads up to `maximum` bytes into `buffer`'s writable space. `.processed(0)` is EOF.
     public func read(into buffer: inout ByteBuffer, maximum: Int) throws(PosixError) -> IOResult<Int> {
-        let fd = descriptor
+        try Self.read(descriptor, into: &buffer, maximum: maximum)
+    }
+
+    /// Writes as much of `bytes` as the kernel takes now.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(PosixError) -> IOResult<Int> {
+        try Self.write(descriptor, bytes)
+    }
+
+    /// Writes the readable bytes of several buffers in one `writev` (at most 64 of them).
+    public func write(_ buffers: [ByteBuffer]) throws(PosixError) -> IOResult<Int> {
+        try Self.write(descriptor, buffers)
+    }
+
+    // The same on the descriptor of a socket the caller holds (and so keeps open): a caller
+    // that keeps the descriptor next to its own hot state reads and writes without touching
+    // the object, a retain and release and a cache line of its own per call.
+
+    /// ``read(into:maximum:)`` on `descriptor`.
+    public static func read(_ descriptor: Int32, into buffer: inout ByteBuffer, maximum: Int) throws(PosixError) -> IOResult<Int> {
         var wouldBlock = false
         let count = try buffer.withUnsafeMutableWritableBytes(minimumCapacity: maximum) { (region) throws(PosixError) -> Int in
             // Safe: the region is the buffer's own writable memory, valid for this closure;
             // the kernel writes at most the length passed into it.
-            switch try Syscall.nonBlocking("read", courier_read(fd, region.baseAddress, min(region.count, maximum))) {
+            switch try Syscall.nonBlocking("read", courier_read(descriptor, region.baseAddress, min(region.count, maximum))) {
             case .processed(let n): return n
             case .wouldBlock: wouldBlock = true; return 0
             }
@@ -74,22 +92,20 @@ public final class Socket {
         return wouldBlock ? .wouldBlock : .processed(count)
     }
 
-    /// Writes as much of `bytes` as the kernel takes now.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(PosixError) -> IOResult<Int> {
-        let fd = descriptor
-        return try Syscall.nonBlocking("send", courier_send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)))
+    /// ``write(_:)-(UnsafeRawBufferPointer)`` on `descriptor`.
+    public static func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(PosixError) -> IOResult<Int> {
+        try Syscall.nonBlocking("send", courier_send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)))
     }
 
-    /// Writes the readable bytes of several buffers in one `writev` (at most 64 of them).
-    public func write(_ buffers: [ByteBuffer]) throws(PosixError) -> IOResult<Int> {
+    /// ``write(_:)-([ByteBuffer])`` on `descriptor`.
+    public static func write(_ descriptor: Int32, _ buffers: [ByteBuffer]) throws(PosixError) -> IOResult<Int> {
         let count = min(buffers.count, 64)
         if count == 1 {
-            return try buffers[0].withUnsafeReadableBytes { (raw) throws(PosixError) in try write(raw) }
+            return try buffers[0].withUnsafeReadableBytes { (raw) throws(PosixError) in try write(descriptor, raw) }
         }
-        let fd = descriptor
         var vectors = [iovec](repeating: iovec(), count: count)
-        return try Self.gather(buffers, index: 0, count: count, into: &vectors) { (iov) throws(PosixError) in
-            try Syscall.nonBlocking("writev", Glibc.writev(fd, iov.baseAddress, Int32(iov.count)))
+        return try gather(buffers, index: 0, count: count, into: &vectors) { (iov) throws(PosixError) in
+            try Syscall.nonBlocking("writev", Glibc.writev(descriptor, iov.baseAddress, Int32(iov.count)))
         }
     }
 

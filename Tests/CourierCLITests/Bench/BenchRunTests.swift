@@ -46,6 +46,40 @@ import Glibc
         #expect(!run.err.contains("\r"))
     }
 
+    /// Above 64 connections per loop thread each request starts from a job its predecessor's
+    /// last delegate call queues, in the execution that just ended (`BenchWorker`): every
+    /// request is still sent once and counted, whether it succeeds, fails, or waits for its
+    /// time at a constant rate.
+    @Test func manyConnectionsPerLoopStartEachRequestFromAJob() throws {
+        let server = try Self.okServer()
+        defer { server.shutdown() }
+        let run = try CourierRun.run(["bench", "-n", "1000", "-c", "80", "-t", "1", "--json", server.baseURL + "/"])
+        #expect(run.status == 0, "\(run.err)")
+        let json = try BenchJSON.parse(run)
+        #expect(json.requests == 1000 && json.responses == 1000 && json.failures == 0)
+        #expect(server.requests.count == 1000)
+        #expect(json.status == ["200": 1000])
+        #expect(json.latency.count == 1000)
+        #expect(json.phases["total"]?.count == 1000)
+        #expect(server.connectionsAccepted <= 80)
+
+        let failing = try ScriptedServer()
+        defer { failing.shutdown() }
+        failing.setDefaultHandler { _, connection in connection.reset() }
+        let failed = try CourierRun.run(["bench", "-n", "150", "-c", "70", "-t", "1", "--json", failing.baseURL + "/"])
+        #expect(failed.status == 0, "\(failed.err)")
+        let failures = try BenchJSON.parse(failed)
+        #expect(failures.requests == 150 && failures.failures == 150 && failures.responses == 0)
+        #expect(failures.errors.values.reduce(0, +) == 150)
+
+        // 400 req/s over 80 connections for 1 s: 5 each, every one on its due time's timer.
+        let paced = try CourierRun.run(["bench", "-R", "400", "-d", "1s", "-c", "80", "-t", "1", "--json", server.baseURL + "/"])
+        #expect(paced.status == 0, "\(paced.err)")
+        let rate = try BenchJSON.parse(paced)
+        #expect(rate.mode == "constant-rate")
+        #expect(rate.requests == 400 && rate.responses == 400)
+    }
+
     /// `--unix-socket`, as the transfer's: the load goes over the socket, with the URL's Host.
     @Test func overAUnixSocket() throws {
         let directory = try CLI.scratchDirectory()

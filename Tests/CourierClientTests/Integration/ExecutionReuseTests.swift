@@ -52,6 +52,37 @@ import Testing
         }
     }
 
+    /// The metrics lent to `didFinish` are the execution's again once it returned, and a reused
+    /// execution on the same connection shows that connection's facts (kept across the reuse,
+    /// hidden until the connection takes the request).
+    @Test func theMetricsLentToDidFinishComeBackAndTheConnectionFactsFollowAReuse() throws {
+        try withClientAndServer { client, server in
+            server.route("/a") { _, connection in try connection.respond(body: "first") }
+            let first = RecordingDelegate()
+            var spare: HTTPRequestExecution? = try Self.ended(client, "\(server.baseURL)/a", first)
+            do {
+                let lent = try #require(first.metrics)
+                let after = try #require(spare).metricsSoFar
+                #expect(after.fetchStart == lent.fetchStart)
+                #expect(after.responseEnd != nil && after.responseEnd == lent.responseEnd)
+                #expect(after.bytesReceived > 0 && after.bytesReceived == lent.bytesReceived)
+                #expect(after.bodyBytesDelivered == 5)
+                #expect(after.remoteAddress?.port == server.port && after.remoteAddress == lent.remoteAddress)
+            }
+            let original = ObjectIdentifier(try #require(spare))
+
+            let second = RecordingDelegate()
+            let reused = client.execute(try get("\(server.baseURL)/a"), delegate: second, reusing: &spare)
+            #expect(ObjectIdentifier(reused) == original)
+            #expect(second.wait(seconds: 20))
+            let metrics = try #require(second.metrics)
+            #expect(metrics.reusedConnection)
+            #expect(metrics.remoteAddress?.port == server.port)
+            #expect(metrics.localAddress != nil)
+            #expect(metrics.bodyBytesDelivered == 5)
+        }
+    }
+
     /// One request value sent again and again (what the execution and the connection keep
     /// derived from it is reused), then changed copies of it: each change reaches the wire, on
     /// the same connection, and the unchanged value sent after them is sent as it was.

@@ -1,5 +1,6 @@
 @testable import CourierClient
 import CourierCore
+import CourierPosix
 import Testing
 
 /// The optional times of ``HTTPClientMetrics`` are stored 8 bytes each with a presence bit:
@@ -36,5 +37,51 @@ struct HTTPClientMetricsStorageTests {
             }
         }
         #expect(metrics.fetchStart == start)
+    }
+
+    /// `restart` makes the metrics of a new request: every field as `init` makes it, the
+    /// connection facts kept but hidden until `attach` (which shows them again, or others).
+    @Test func restartHidesTheConnectionFactsUntilAttached() throws {
+        let first = ConnectionFacts(.init(remoteAddress: try SocketAddress(ipAddress: "127.0.0.1", port: 8080), tlsVersion: "TLSv1.3"))
+        var metrics = HTTPClientMetrics(fetchStart: Deadline(uptimeNanoseconds: 1))
+        #expect(metrics.remoteAddress == nil)
+        metrics.attach(first)
+        metrics.requestStart = Deadline(uptimeNanoseconds: 5)
+        metrics.bytesSent = 10
+        metrics.bytesReceived = 20
+        metrics.bodyBytesDelivered = 3
+        metrics.reusedConnection = true
+        metrics.resolution = .cache
+        metrics.redirectCount = 2
+        metrics.retried = true
+        #expect(metrics.remoteAddress?.port == 8080)
+        #expect(metrics.tlsVersion == "TLSv1.3")
+
+        metrics.restart(fetchStart: Deadline(uptimeNanoseconds: 7))
+        #expect(metrics.fetchStart == Deadline(uptimeNanoseconds: 7))
+        for time in Self.times { #expect(metrics[keyPath: time] == nil) }
+        #expect(metrics.bytesSent == 0 && metrics.bytesReceived == 0 && metrics.bodyBytesDelivered == 0)
+        #expect(!metrics.reusedConnection && metrics.resolution == nil && metrics.redirectCount == 0 && !metrics.retried)
+        #expect(metrics.connection == nil)
+        #expect(metrics.remoteAddress == nil && metrics.tlsVersion == nil)
+
+        metrics.attach(first)
+        #expect(metrics.connection === first)
+        #expect(metrics.remoteAddress?.port == 8080)
+
+        // Another connection's facts replace them; nil (no facts) hides them.
+        let second = ConnectionFacts(.init(remoteAddress: try SocketAddress(ipAddress: "127.0.0.1", port: 9090)))
+        metrics.restart(fetchStart: Deadline(uptimeNanoseconds: 8))
+        metrics.attach(second)
+        #expect(metrics.connection === second)
+        #expect(metrics.remoteAddress?.port == 9090 && metrics.tlsVersion == nil)
+        metrics.attach(nil)
+        #expect(metrics.connection == nil && metrics.remoteAddress == nil)
+
+        // A fact set by hand shows at once, through a box of its own.
+        metrics.restart(fetchStart: Deadline(uptimeNanoseconds: 9))
+        metrics.tlsCipher = "TLS_AES_128_GCM_SHA256"
+        #expect(metrics.tlsCipher == "TLS_AES_128_GCM_SHA256" && metrics.remoteAddress == nil)
+        #expect(metrics.connection !== second)
     }
 }
