@@ -59,12 +59,24 @@ import Testing
         #expect(removed.status == 0, "\(removed.err)")
         #expect(server.requests.last?.header("Host") == "api.internal")
 
+        // `url_effective` is the URL given, as curl's, not the socket's `http+unix` URL; after
+        // a redirect followed over the socket, the new target on that host.
+        server.route("/moved") { _, connection in try connection.respond(status: 302, headers: [("Location", "/hello?from=moved")], body: "") }
+        let shown = try CourierRun.run(["--unix-socket", directory + "/s.sock", "-s", "-o", "/dev/null", "-w", "%{url_effective}", "http://api.internal:8080/hello"])
+        #expect(shown.status == 0, "\(shown.err)")
+        #expect(shown.out == "http://api.internal:8080/hello")
+        let redirected = try CourierRun.run(["--unix-socket", directory + "/s.sock", "-sL", "-o", "/dev/null", "-w", "%{url_effective} %{num_redirects}", "http://api.internal/moved"])
+        #expect(redirected.status == 0, "\(redirected.err)")
+        #expect(redirected.out == "http://api.internal/hello?from=moved 1")
+        #expect(server.requests.last?.target == "/hello?from=moved")
+        #expect(server.requests.last?.header("Host") == "api.internal")
+
         // TLS over the socket is not supported yet (curl does it): refused with exit 1, never
         // sent in the clear.
         let tls = try CourierRun.run(["--unix-socket", directory + "/s.sock", "https://localhost/hello"])
         #expect(tls.status == 1)
         #expect(tls.err.contains("https over a Unix socket is not supported"))
-        #expect(server.requests.count == 4)
+        #expect(server.requests.count == 7)
     }
 
     @Test func retryAfterA503() throws {

@@ -78,7 +78,7 @@ struct SingleTransfer {
             }
         }
         requestURL = url
-        effectiveURL = url.absoluteString
+        effectiveURL = UnixSocketURL.displayed(url, host: unixSocketHost)
         return url
     }
 
@@ -112,7 +112,8 @@ struct SingleTransfer {
                 if attempt > 1 { verbose("* Attempt \(attempt) (retry)\n") }
             case .redirect(let response, let next):
                 head(response)
-                verbose("* Issue another request to this URL: '\(next.url.absoluteString)'\n")
+                let shown = (try? HTTPURL(next.url.absoluteString)).map { UnixSocketURL.displayed($0, host: unixSocketHost) }
+                verbose("* Issue another request to this URL: '\(shown ?? next.url.absoluteString)'\n")
             case .sentHead(let sent, let connection):
                 // As curl: the connection, then the request as written.
                 verbose(connectionLines(connection))
@@ -173,7 +174,7 @@ struct SingleTransfer {
         }
         progress.finish()
         if let response = completion?.response, finalResponse == nil { finalResponse = response }
-        if let url = finalResponse?.httpURL { effectiveURL = url.absoluteString }
+        if let url = finalResponse?.httpURL { effectiveURL = UnixSocketURL.displayed(url, host: unixSocketHost) }
         // A transfer the command stopped itself: `finish()` names why (22, 23 or 33).
         if aborted, completion?.error?.isCancelled ?? true { return }
         if let error = completion?.error {

@@ -19,6 +19,14 @@ enum UnixSocketURL {
         }
     }
 
+    /// How curl shows a URL sent over the socket (`url_effective`, `-v`): `http://` and the host
+    /// the requests name, with the socket URL's request target (a redirect followed over the
+    /// socket changes only that). Any other URL is shown as it is.
+    static func displayed(_ url: HTTPURL, host: String?) -> String {
+        guard let host, url.scheme == .unix else { return url.absoluteString }
+        return "http://\(host)\(url.requestTarget)"
+    }
+
     static func rewrite(_ url: HTTPURL, socket: String) throws(Refusal) -> (url: HTTPURL, host: String) {
         guard url.scheme == .http else {
             throw .scheme("--unix-socket: \(url.scheme.rawValue) over a Unix socket is not supported, only http")
