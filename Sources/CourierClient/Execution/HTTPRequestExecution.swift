@@ -20,7 +20,7 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     /// the pool knows waiters by it.
     @exclusivity(unchecked) private(set) var id: Int
     /// Strong: a request in flight keeps its client (and pool) alive until it ends.
-    private let client: HTTPClient
+    let client: HTTPClient
     let shared = Mutex(Shared())
     /// `shared.cancelled`, readable without the lock: set inside it by ``cancel()``, so a check
     /// under the lock sees it too. The early checks on the request's own path (several per
@@ -37,7 +37,8 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     @exclusivity(unchecked) private var route: RequestRoute?
 
     // One thread at a time (see the type's comment). Internal rather than private only where
-    // the redirect extension (`HTTPRequestExecution+Redirects.swift`) needs them.
+    // the redirect and response extensions (`HTTPRequestExecution+Redirects.swift`,
+    // `+Response.swift`) need them.
     //
     // Every member below is per request: a member added here is also set back in
     // `reuse(for:request:delegate:homeLoop:)`.
@@ -74,8 +75,8 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     @exclusivity(unchecked) var metrics: HTTPClientMetrics
     /// What becomes of the current response's body while a redirect is decided or followed.
     @exclusivity(unchecked) var hold = RedirectHold<HTTPClientRequest>()
-    @exclusivity(unchecked) private var decoder: ContentDecoder?
-    @exclusivity(unchecked) private var decoded = ByteBuffer()
+    @exclusivity(unchecked) var decoder: ContentDecoder?
+    @exclusivity(unchecked) var decoded = ByteBuffer()
     @exclusivity(unchecked) private var timeouts: HTTPClientTimeouts
     @exclusivity(unchecked) private(set) var redirectHandler: HTTPClientRedirectHandler?
     @exclusivity(unchecked) var history: [RedirectVisit] = []
@@ -460,73 +461,6 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
 
     func received(bytes: Int) {
         metrics.bytesReceived += Int64(bytes)
-    }
-
-    /// The final head arrived. Returns an error to fail the request with, or nil.
-    func receivedHead(_ head: HTTPClientResponseHead) -> ClientError? {
-        hold.reset()
-        if redirects.follow, RedirectConfiguration.isFollowable(status: head.status) {
-            switch redirectDecision(for: head) {
-            case .failure(let error):
-                return error
-            case .success(let next?):
-                return startRedirect(head, proposed: next)
-            case .success(nil):
-                break
-            }
-        }
-        deliverHead(head)
-        return nil
-    }
-
-    /// Hands the final response head to the delegate, with the body's decoding set up.
-    func deliverHead(_ head: HTTPClientResponseHead) {
-        // Most responses have no Content-Encoding (the plan `.none`): the parser says so, or one
-        // pass over the names finds it, and no list of values is made.
-        guard !head.contentEncodingAbsent, head.headers.contains("Content-Encoding") else {
-            delegate.didReceiveHead(self, head)
-            return
-        }
-        let plan = ContentDecodingPlan(
-            contentEncoding: head.headers.values(for: "Content-Encoding"), decoding: client.configuration.decompression)
-        switch plan {
-        case .decode(let codings):
-            decoder = ContentDecoder(codings: codings, limits: client.configuration.decompressionLimits)
-        case .passThrough(let undecoded):
-            // Delivered as received; the head says what is left (RFC 9110 §8.4).
-            var head = head
-            head.undecodedContentCodings = undecoded
-            delegate.didReceiveHead(self, head)
-            return
-        case .none:
-            break
-        }
-        delegate.didReceiveHead(self, head)
-    }
-
-    func receivedBody(_ part: ByteBuffer) -> BodyDisposition {
-        switch hold.bodyPart(part) {
-        case .deliver: return deliverBody(part)
-        case .drop: return .more
-        case .holdAndPause: return .pause
-        }
-    }
-
-    /// Hands a body part to the delegate, decoded.
-    func deliverBody(_ part: ByteBuffer) -> BodyDisposition {
-        guard let decoder else {
-            metrics.bodyBytesDelivered += Int64(part.readableBytes)
-            return delegate.didReceiveBodyPart(self, part) == .pause ? .pause : .more
-        }
-        decoded.clear()
-        do {
-            try decoder.decode(part, into: &decoded)
-        } catch {
-            return .abort(ClientError(.contentDecoding, cause: error, detail: error.description))
-        }
-        guard decoded.readableBytes > 0 else { return .more }
-        metrics.bodyBytesDelivered += Int64(decoded.readableBytes)
-        return delegate.didReceiveBodyPart(self, decoded) == .pause ? .pause : .more
     }
 
     /// The response is complete; `time` is when its last bytes were read (its `responseEnd`).
