@@ -47,8 +47,8 @@ final class BenchWorker: HTTPClientResponseDelegate, @unchecked Sendable {
         guard remaining > 0 else { return finish() }
         let sendAt = schedule.nextSend(now: now)
         guard sendAt < run.stopAt else { return finish() }
-        // The loop of the connection that served the last request: the next starts there.
         let later = sendAt > now || (inFinalCall && startsFromJob)
+        // Queued or armed on the loop of the connection that served the last request.
         guard later, let loop = run.currentLoop else { return send(inFinalCall: inFinalCall) }
         // Unowned and unchecked: the driver holds every worker until all have finished, and a
         // worker finishes only with nothing queued or armed (`finish` runs instead of the next
