@@ -84,7 +84,7 @@ public final class Socket {
         let count = try buffer.withUnsafeMutableWritableBytes(minimumCapacity: maximum) { (region) throws(PosixError) -> Int in
             // Safe: the region is the buffer's own writable memory, valid for this closure;
             // the kernel writes at most the length passed into it.
-            switch try Syscall.nonBlocking("read", courier_read(descriptor, region.baseAddress, min(region.count, maximum))) {
+            switch try Syscall.nonBlocking("recv", courier_recv(descriptor, region.baseAddress, min(region.count, maximum))) {
             case .processed(let n): return n
             case .wouldBlock: wouldBlock = true; return 0
             }
