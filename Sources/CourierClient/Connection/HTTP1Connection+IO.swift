@@ -12,19 +12,22 @@ extension HTTP1Connection {
     func selectorReady(_ events: SelectorEvents) {
         if events.contains(.writable) { flush() }
         if !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]), phase != .closed {
-            if !events.isDisjoint(with: [.readHangup, .hangup, .error]) { peerEnded = true }
-            if phase == .ready, interest.isEmpty {
-                // Reading is paused (backpressure) and the peer reset or hung up: epoll reports
-                // EPOLLHUP and EPOLLERR whatever the interest. Edge-triggered, it says so once;
-                // resuming changes the interest, the kernel finds the end again and reports it
-                // then, and the end is read after what came before it.
+            if phase == .ready, interest.isEmpty, let registration {
+                // Reading is paused (backpressure) and the peer closed or reset. epoll reports
+                // EPOLLRDHUP/EPOLLHUP/EPOLLERR whatever the interest, level-triggered, so the loop
+                // would spin until the delegate resumes: leave the selector until then
+                // (`setInterest` registers again), and read the end then.
+                loop.deregister(registration)
+                self.registration = nil
+                suspended = true
                 return
             }
             readAvailable(force: !events.isDisjoint(with: [.hangup, .error]))
         }
     }
 
-    /// The peer finished sending: nothing more will come, so stop watching the descriptor.
+    /// The peer finished sending: nothing more will come, so stop watching the descriptor
+    /// (a level-triggered hang-up would otherwise wake the loop until we close it).
     func stopWatching() {
         if let registration { loop.deregister(registration) }
         registration = nil
@@ -32,6 +35,16 @@ extension HTTP1Connection {
     }
 
     func setInterest(_ wanted: Interest) {
+        if suspended, !wanted.isEmpty, phase != .closed, let socket {
+            suspended = false
+            do {
+                registration = try loop.register(socket.descriptor, interest: wanted, handler: self)
+                interest = wanted
+            } catch {
+                ioFailed(error)
+            }
+            return
+        }
         guard wanted != interest, let registration, phase != .closed else { return }
         interest = wanted
         do {
@@ -41,16 +54,9 @@ extension HTTP1Connection {
         }
     }
 
-    /// Reads until the socket has nothing more, the reader pauses, or four reads in a row filled
-    /// the buffer. The registration is edge-triggered (no event repeats what is already
-    /// waiting), so after four full reads the rest is read from a job on the next turn, letting
-    /// the loop's other connections run first. Nothing more means `EAGAIN`, or a read shorter
-    /// than half the buffer while the peer has not ended: a short read empties a stream
-    /// socket, and whatever arrives later is reported. Once the peer's end was reported
-    /// (`peerEnded`) a short read may leave the end itself, which nothing will report again, so
-    /// reading goes on until the read that returns 0 (or fails).
     func readAvailable(force: Bool) {
         guard descriptor >= 0 else { return }
+        // A few reads per wake-up, then let other connections on the loop run.
         for _ in 0..<4 {
             guard phase != .closed, force || interest.contains(.read) || phase != .ready else { return }
             let result: IOResult<Int>
@@ -101,10 +107,9 @@ extension HTTP1Connection {
                 } else {
                     inbound(eof: false)
                 }
-                if n < readSize / 2, !peerEnded { return }
+                if n < readSize / 2 { return }
             }
         }
-        loop.execute { [self] in readAvailable(force: false) }
     }
 
     func readTLSPlaintext() {
@@ -301,7 +306,6 @@ extension HTTP1Connection {
                 // none reports the EOF. Jumping straight to EOF would lose them.
                 outbound.removeAll()
                 outboundBytes = 0
-                peerEnded = true
                 if interest.contains(.read) || phase != .ready { readAvailable(force: true) } else { receivedEOF() }
             } else {
                 ioFailed(error)

@@ -54,7 +54,7 @@ extension HTTP1Connection {
         establishment.localAddress = connected.socket.localAddress
         socket = connected.socket
         do {
-            registration = try loop.register(connected.socket.descriptor, interest: .read, trigger: .edge, handler: self)
+            registration = try loop.register(connected.socket.descriptor, interest: .read, handler: self)
             interest = .read
         } catch {
             setupFailed(ClientError(.connectionFailed, cause: error))

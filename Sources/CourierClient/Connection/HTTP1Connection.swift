@@ -59,11 +59,10 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
     @exclusivity(unchecked) var descriptor: Int32 = -1
     @exclusivity(unchecked) var registration: RegistrationID?
     @exclusivity(unchecked) var interest: Interest = []
-    /// The selector reported the peer's end (a hang-up, `EPOLLRDHUP` or an error), or a write
-    /// found it gone: reads go on to the end (see `readAvailable`).
-    @exclusivity(unchecked) var peerEnded = false
     @exclusivity(unchecked) var isDraining = false
     @exclusivity(unchecked) var isPumping = false
+    /// Out of the selector while reading is paused: see `selectorReady`.
+    @exclusivity(unchecked) var suspended = false
     @exclusivity(unchecked) var requestWritten = false
     @exclusivity(unchecked) var bodyPumpActive = false
     @exclusivity(unchecked) var tls: TLSEngine?

@@ -41,7 +41,6 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         var generation: UInt32 = 0
         var handler: (any Selectable)?
         var descriptor: Int32 = -1
-        var trigger: Trigger = .level
     }
 
     /// A queued closure or task. An enum rather than a bare closure, because an array of bare
@@ -94,7 +93,7 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         let selector = try Selector()
         let wake = try Syscall.blocking("eventfd", eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)))
         do throws(PosixError) {
-            try selector.add(wake, interest: .read, trigger: .level, id: Self.wakeToken)
+            try selector.add(wake, interest: .read, id: Self.wakeToken)
         } catch {
             Syscall.close(wake)
             throw error
@@ -202,9 +201,7 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     // MARK: Loop thread only
 
     /// Registers `fd` for `interest`; `handler` is called with readiness until deregistered.
-    /// `trigger` says whether readiness is reported while it lasts (`.level`, the default) or
-    /// once each time it arises (`.edge`; see ``Trigger``).
-    public func register(_ fd: Int32, interest: Interest, trigger: Trigger = .level, handler: any Selectable) throws(PosixError) -> RegistrationID {
+    public func register(_ fd: Int32, interest: Interest, handler: any Selectable) throws(PosixError) -> RegistrationID {
         assertInEventLoop()
         let slot: UInt32
         if let free = state.freeSlots.popLast() {
@@ -217,24 +214,22 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         state.slots[index].generation &+= 1
         let id = RegistrationID(slot: slot, generation: state.slots[index].generation)
         do throws(PosixError) {
-            try state.selector.add(fd, interest: interest, trigger: trigger, id: id)
+            try state.selector.add(fd, interest: interest, id: id)
         } catch {
             state.freeSlots.append(slot)
             throw error
         }
         state.slots[index].handler = handler
         state.slots[index].descriptor = fd
-        state.slots[index].trigger = trigger
         state.registrationCount += 1
         return id
     }
 
-    /// Changes what a registration listens for. With `.edge`, whatever of the new interest is
-    /// ready at this moment is reported again on the next turn.
+    /// Changes what a registration listens for.
     public func reregister(_ id: RegistrationID, interest: Interest) throws(PosixError) {
         assertInEventLoop()
         guard let slot = liveSlot(id) else { return }
-        try state.selector.modify(state.slots[slot].descriptor, interest: interest, trigger: state.slots[slot].trigger, id: id)
+        try state.selector.modify(state.slots[slot].descriptor, interest: interest, id: id)
     }
 
     /// Removes a registration. Call before closing the descriptor. Events already returned by

@@ -4,7 +4,7 @@ import Glibc
 import CCourierLinux
 import CourierCore
 
-/// A thin epoll set: level- or edge-triggered registrations tagged with a ``RegistrationID`` token, and
+/// A thin epoll set: level-triggered registrations tagged with a ``RegistrationID`` token, and
 /// one preallocated event array reused by every wait.
 ///
 /// Owned by one event loop thread; not thread-safe.
@@ -23,14 +23,14 @@ struct Selector: ~Copyable {
         Syscall.close(epollDescriptor)
     }
 
-    func add(_ fd: Int32, interest: Interest, trigger: Trigger, id: RegistrationID) throws(PosixError) {
+    func add(_ fd: Int32, interest: Interest, id: RegistrationID) throws(PosixError) {
         // `init(u64:)` sets all 8 bytes of the union (`init(fd:)` would leave 4 undefined).
-        var event = epoll_event(events: interest.epollMask(trigger), data: epoll_data_t(u64: id.token))
+        var event = epoll_event(events: interest.epollMask, data: epoll_data_t(u64: id.token))
         try Syscall.blocking("epoll_ctl(ADD)", epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, fd, &event))
     }
 
-    func modify(_ fd: Int32, interest: Interest, trigger: Trigger, id: RegistrationID) throws(PosixError) {
-        var event = epoll_event(events: interest.epollMask(trigger), data: epoll_data_t(u64: id.token))
+    func modify(_ fd: Int32, interest: Interest, id: RegistrationID) throws(PosixError) {
+        var event = epoll_event(events: interest.epollMask, data: epoll_data_t(u64: id.token))
         try Syscall.blocking("epoll_ctl(MOD)", epoll_ctl(epollDescriptor, EPOLL_CTL_MOD, fd, &event))
     }
 

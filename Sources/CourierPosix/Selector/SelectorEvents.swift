@@ -8,30 +8,16 @@ public struct Interest: OptionSet, Hashable, Sendable {
     public static let read = Interest(rawValue: 1 << 0)
     public static let write = Interest(rawValue: 1 << 1)
 
-    /// The epoll mask: EPOLLRDHUP comes with read interest (a peer's FIN is then reported even
-    /// before the data in front of it is read). Without read interest it is left out:
-    /// level-triggered, it would wake the loop forever while the caller is paused. (EPOLLHUP and
-    /// EPOLLERR are always reported, whatever the mask.)
-    func epollMask(_ trigger: Trigger) -> UInt32 {
-        var mask: UInt32 = trigger == .edge ? EPOLLET.rawValue : 0
+    /// The epoll mask: level-triggered; EPOLLRDHUP comes with read interest (a peer's FIN is
+    /// then reported even before the data in front of it is read). Without read interest it is
+    /// left out: level-triggered, it would wake the loop forever while the caller is paused.
+    /// (EPOLLHUP and EPOLLERR are always reported, whatever the mask.)
+    var epollMask: UInt32 {
+        var mask: UInt32 = 0
         if contains(.read) { mask |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
         if contains(.write) { mask |= EPOLLOUT.rawValue }
         return mask
     }
-}
-
-/// When a registration hears about readiness (epoll(7), "Level-triggered and edge-triggered").
-public enum Trigger: Sendable {
-    /// On every turn of the loop while the descriptor stays ready: a handler may read part of
-    /// what is waiting and hear again about the rest.
-    case level
-    /// Once each time readiness arises: new bytes, space to write, a hang-up, or a change of
-    /// interest that finds the descriptor ready. The handler must read until a read comes back
-    /// short (a stream socket holds nothing more then) or `EAGAIN`, or arrange to read the rest
-    /// itself, and likewise write until `EAGAIN` before it waits for writability. The kernel
-    /// does not check a reported descriptor again on the next wait, which a level-triggered
-    /// one costs each time it is reported.
-    case edge
 }
 
 /// What the selector reported for one registration.

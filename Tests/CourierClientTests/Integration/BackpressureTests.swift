@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CourierClient
 import CourierCore
 import CourierHTTP1
@@ -139,39 +136,6 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
             }
             settle(client)
             #expect(client.openConnectionCount == 0)
-        }
-    }
-
-    /// The connection's registration is edge-triggered: resuming reports the bytes waiting once,
-    /// and no more will arrive to report again. Here they are more than four reads take (at
-    /// most 8 + 16 + 32 + 64 KiB after the first part), so the rest is read from the job that
-    /// the fourth full read leaves, or the response would never end. A Unix-domain socket: the
-    /// server's writes go straight into the client's receive queue, so the whole body is there
-    /// before the client resumes (over TCP the window would hold part of it back, and its later
-    /// arrival would be reported).
-    @Test func aPausedBodyAlreadyWholeInTheSocketIsReadToTheEndAfterResuming() throws {
-        try withClient { client in
-            let path = ScratchDirectory.base + "/courier-test-\(getpid())-edge.sock"
-            let server = try ScriptedServer(address: .unix(path))
-            defer { server.shutdown() }
-            let payload = Array(Self.payload.prefix(160 * 1024))
-            let sent = TestEvent()
-            server.route("/whole") { _, connection in
-                try connection.respond(status: 200, body: payload)
-                sent.signal()
-            }
-            let socketPath = try #require(server.unixPath)
-            let delegate = PausingDelegate()
-            let execution = client.execute(try get("http+unix://\(percentEncodedHost(socketPath))/whole"), delegate: delegate)
-            #expect(delegate.firstPart.wait())
-            #expect(sent.wait(timeout: .seconds(10)), "the socket's buffers could not hold the body")
-            let waiting = payload.count - delegate.state.withLock { $0.bytes }
-            #expect(waiting > 120 * 1024, "only \(waiting) bytes were left for after the pause")
-            execution.resumeReading()
-            #expect(delegate.ended.wait(timeout: .seconds(10)))
-            #expect(delegate.error == nil, "\(String(describing: delegate.error))")
-            let whole = delegate.body == payload
-            #expect(whole, "\(delegate.body.count) of \(payload.count) bytes, or not in order")
         }
     }
 
