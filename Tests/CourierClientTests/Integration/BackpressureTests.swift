@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CourierClient
 import CourierCore
 import CourierHTTP1
@@ -136,6 +139,40 @@ final class PausingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
             }
             settle(client)
             #expect(client.openConnectionCount == 0)
+        }
+    }
+
+    /// When reading resumes, the whole rest of the body is already waiting and nothing more will
+    /// arrive: more than one turn's four reads take (at most 8 + 16 + 32 + 64 KiB after the
+    /// first part), so the connection must come back for the rest without new bytes to wake it
+    /// (level-triggered, the selector reports what is still waiting; an edge-triggered
+    /// registration, tried in the thirteenth performance pass, needed a job of its own for it).
+    /// A Unix-domain socket: the server's writes go straight into the client's receive queue, so
+    /// the whole body is there before the client resumes (over TCP the window would hold part
+    /// of it back).
+    @Test func aPausedBodyAlreadyWholeInTheSocketIsReadToTheEndAfterResuming() throws {
+        try withClient { client in
+            let path = ScratchDirectory.base + "/courier-test-\(getpid())-edge.sock"
+            let server = try ScriptedServer(address: .unix(path))
+            defer { server.shutdown() }
+            let payload = Array(Self.payload.prefix(160 * 1024))
+            let sent = TestEvent()
+            server.route("/whole") { _, connection in
+                try connection.respond(status: 200, body: payload)
+                sent.signal()
+            }
+            let socketPath = try #require(server.unixPath)
+            let delegate = PausingDelegate()
+            let execution = client.execute(try get("http+unix://\(percentEncodedHost(socketPath))/whole"), delegate: delegate)
+            #expect(delegate.firstPart.wait())
+            #expect(sent.wait(timeout: .seconds(10)), "the socket's buffers could not hold the body")
+            let waiting = payload.count - delegate.state.withLock { $0.bytes }
+            #expect(waiting > 120 * 1024, "only \(waiting) bytes were left for after the pause")
+            execution.resumeReading()
+            #expect(delegate.ended.wait(timeout: .seconds(10)))
+            #expect(delegate.error == nil, "\(String(describing: delegate.error))")
+            let whole = delegate.body == payload
+            #expect(whole, "\(delegate.body.count) of \(payload.count) bytes, or not in order")
         }
     }
 
