@@ -70,13 +70,17 @@ import Testing
         #expect(redirected.out == "http://api.internal/hello?from=moved 1")
         #expect(server.requests.last?.target == "/hello?from=moved")
         #expect(server.requests.last?.header("Host") == "api.internal")
+        // `-v` names the redirect's new target the same way.
+        let verbose = try CourierRun.run(["--unix-socket", directory + "/s.sock", "-vL", "-o", "/dev/null", "http://api.internal/moved"])
+        #expect(verbose.status == 0, "\(verbose.err)")
+        #expect(verbose.err.contains("* Issue another request to this URL: 'http://api.internal/hello?from=moved'"), "\(verbose.err)")
 
         // TLS over the socket is not supported yet (curl does it): refused with exit 1, never
         // sent in the clear.
         let tls = try CourierRun.run(["--unix-socket", directory + "/s.sock", "https://localhost/hello"])
         #expect(tls.status == 1)
         #expect(tls.err.contains("https over a Unix socket is not supported"))
-        #expect(server.requests.count == 7)
+        #expect(server.requests.count == 9)
     }
 
     @Test func retryAfterA503() throws {

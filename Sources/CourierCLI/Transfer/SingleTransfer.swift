@@ -112,8 +112,8 @@ struct SingleTransfer {
                 if attempt > 1 { verbose("* Attempt \(attempt) (retry)\n") }
             case .redirect(let response, let next):
                 head(response)
-                let shown = (try? HTTPURL(next.url.absoluteString)).map { UnixSocketURL.displayed($0, host: unixSocketHost) }
-                verbose("* Issue another request to this URL: '\(shown ?? next.url.absoluteString)'\n")
+                let shown = next.httpURL.map { UnixSocketURL.displayed($0, host: unixSocketHost) } ?? next.url.absoluteString
+                verbose("* Issue another request to this URL: '\(shown)'\n")
             case .sentHead(let sent, let connection):
                 // As curl: the connection, then the request as written.
                 verbose(connectionLines(connection))
