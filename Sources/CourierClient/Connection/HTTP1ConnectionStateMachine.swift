@@ -97,12 +97,13 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     private var headBuffer = ByteBuffer()
     /// What `headBuffer` holds the encoding of; nil when it holds none.
     private var encodedHead: EncodedHead?
-    /// The last response head's copy, kept to copy the next head into once its consumer has let
-    /// go of it (``HTTPHeaderView/owned(reusing:)``).
-    private var responseHeadBuffer = ByteBuffer()
-    /// The last response head's box, refilled for the next head once its consumer has let go of
-    /// it (``HTTPClientResponseHead/reused(_:reusing:box:)``).
-    private var responseHeadBox: HTTPClientResponseHead.Storage?
+    /// The memory of the response head in flight, or of this connection's last one: its copy
+    /// and box are filled again for a later head once the consumer has let go of them
+    /// (``HTTPClientResponseHead/reused(_:reusing:box:)``).
+    private var responseHead = ResponseHeadSlot()
+    /// Where an ended response's head memory goes, for the next head of any connection on the
+    /// loop (the connection sets its loop's); nil: this machine keeps it.
+    var headRecycler: ResponseHeadRecycler?
 
     /// The number of requests this connection may carry; nil for no limit.
     public let maximumUses: Int?
@@ -408,12 +409,12 @@ public struct HTTP1ConnectionStateMachine: Sendable {
                     break
                 }
                 request!.response = .body(keepAlive: head.isKeepAlive, tunnel: head.framing == .tunnel)
-                let owned = HTTPClientResponseHead.reused(head, reusing: &responseHeadBuffer, box: &responseHeadBox)
+                // The loop's last given-back slot is the one still in the cache. A slot kept here
+                // (the loop had no room for it) is used rather than dropped.
+                if responseHead.box == nil, let spare = headRecycler?.take() { responseHead = spare }
+                let owned = HTTPClientResponseHead.reused(head, reusing: &responseHead.buffer, box: &responseHead.box)
                 // As for request heads: an idle connection keeps no more than a page.
-                if responseHeadBuffer.capacity > 4096 {
-                    responseHeadBuffer = ByteBuffer()
-                    responseHeadBox = nil
-                }
+                if !responseHead.isWorthKeeping { responseHead = ResponseHeadSlot() }
                 return .forwardHead(owned, stopSendingBody: stop)
             case .body(let bytes):
                 return .forwardBody(bytes)
@@ -432,7 +433,11 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         // The head has been delivered: unless its consumer kept it, its box lets go of the
         // fields now, so the parser's span list and the head buffer are unique again when the
         // next head is parsed and copied (shared, the parser's next reset would copy the list).
-        if isKnownUniquelyReferenced(&responseHeadBox), let box = responseHeadBox { box.releaseFields() }
+        if isKnownUniquelyReferenced(&responseHead.box), let box = responseHead.box { box.releaseFields() }
+        if let headRecycler, responseHead.box != nil {
+            // Kept here only when the loop has no room.
+            responseHead = headRecycler.give(responseHead) ?? ResponseHeadSlot()
+        }
         if tunnel {
             phase = .closed
             return .succeedRequest(trailers: trailers, then: .tunnel)

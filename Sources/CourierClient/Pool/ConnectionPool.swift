@@ -71,10 +71,13 @@ final class ConnectionPool: Sendable {
     private let contextQueue = DispatchQueue(label: "courier.tls-context")
     /// Everyone waiting for shutdown to finish (`shutdown()` may be called more than once).
     private let shutdownDone = Mutex<[@Sendable () -> Void]>([])
+    /// One per loop of `group`, in its order: the response-head memory its connections share.
+    private let headRecyclers: [ResponseHeadRecycler]
 
     init(group: EventLoopGroup, resolver: Resolver, configuration: HTTPClientConfiguration) {
         self.group = group
         self.hasSeveralLoops = group.loops.count > 1
+        self.headRecyclers = group.loops.map { _ in ResponseHeadRecycler() }
         self.resolver = resolver
         self.configuration = configuration
         // Up to one session per connection the pool may open to an origin at once: TLS 1.3
@@ -82,6 +85,11 @@ final class ConnectionPool: Sendable {
         // connections needs that many (8 at least).
         let limits = TLSSessionCache.Limits(sessionsPerOrigin: max(8, configuration.maximumConnectionsPerHost))
         self.tlsSessions = configuration.tlsSessionResumption ? TLSSessionCache(limits: limits) : nil
+    }
+
+    /// The response-head memory the connections of `loop` share (nil for a loop not in `group`).
+    func headRecycler(for loop: EventLoop) -> ResponseHeadRecycler? {
+        group.loops.firstIndex { $0 === loop }.map { headRecyclers[$0] }
     }
 
     /// The OpenSSL context already built for `configuration`, if any (one per configuration,
