@@ -132,7 +132,7 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
         self.configuration = configuration
         self.timeouts = timeouts
         self.machine = HTTP1ConnectionStateMachine(maximumUses: configuration.maximumUsesPerConnection, parserConfiguration: configuration.parser)
-        machine.headRecycler = pool.headRecycler(for: loop)
+        machine.headMemory = pool.headMemory(of: entry, on: loop)
     }
 
     // MARK: - Requests

@@ -103,7 +103,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     private var responseHead = ResponseHeadSlot()
     /// Where an ended response's head memory goes, for the next head of any connection on the
     /// loop (the connection sets its loop's); nil: this machine keeps it.
-    var headRecycler: ResponseHeadRecycler?
+    var headMemory: LoopHeadMemory?
 
     /// The number of requests this connection may carry; nil for no limit.
     public let maximumUses: Int?
@@ -214,11 +214,20 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         // Read in place (`encodedHead?.…`): binding the record copied it, three retains and
         // three releases a request.
         let sameSource = source.map { $0 === encodedHead?.source && encodedHead?.framing == framing } ?? false
-        if sameSource || encodedHead?.matches(head, host: host, framing: framing) == true {
+        if let source, let repeated = headMemory?.repeatedBytes(of: source, framing: framing) {
+            // The loop's copy of a head sent again and again: the same bytes as this
+            // connection's own copy would be, and still in the cache.
+            bytes = repeated.bytes
+            forbidsReuse = repeated.forbidsReuse
+        } else if sameSource || encodedHead?.matches(head, host: host, framing: framing) == true {
             // The head this connection sent last, byte for byte (a load generator, a poller):
             // it was checked and encoded then, and `headBuffer` still holds those bytes.
             bytes = headBuffer
             forbidsReuse = encodedHead?.forbidsReuse == true
+            // Sent twice in a row from one source: likely again, on the loop's other connections.
+            if sameSource, let source, let headMemory {
+                headMemory.repeatedRequest = SentRequestHead(source: source, framing: framing, forbidsReuse: forbidsReuse, bytes: bytes)
+            }
         } else {
             encodedHead = nil
             var fresh = headBuffer
@@ -411,7 +420,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
                 request!.response = .body(keepAlive: head.isKeepAlive, tunnel: head.framing == .tunnel)
                 // The loop's last given-back slot is the one still in the cache. A slot kept here
                 // (the loop had no room for it) is used rather than dropped.
-                if responseHead.box == nil, let spare = headRecycler?.take() { responseHead = spare }
+                if responseHead.box == nil, let spare = headMemory?.take() { responseHead = spare }
                 let owned = HTTPClientResponseHead.reused(head, reusing: &responseHead.buffer, box: &responseHead.box)
                 // As for request heads: an idle connection keeps no more than a page.
                 if !responseHead.isWorthKeeping { responseHead = ResponseHeadSlot() }
@@ -434,9 +443,9 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         // fields now, so the parser's span list and the head buffer are unique again when the
         // next head is parsed and copied (shared, the parser's next reset would copy the list).
         if isKnownUniquelyReferenced(&responseHead.box), let box = responseHead.box { box.releaseFields() }
-        if let headRecycler, responseHead.box != nil {
+        if let headMemory, responseHead.box != nil {
             // Kept here only when the loop has no room.
-            responseHead = headRecycler.give(responseHead) ?? ResponseHeadSlot()
+            responseHead = headMemory.give(responseHead) ?? ResponseHeadSlot()
         }
         if tunnel {
             phase = .closed

@@ -23,10 +23,15 @@ final class ConnectionPool: Sendable {
         // the pool while the machine or the table is being changed.
         @exclusivity(unchecked) var machine: ConnectionPoolStateMachine<Int>
         @exclusivity(unchecked) var connections = ConnectionTable<HTTP1Connection>()
+        /// One per loop of the pool's group, in its order: the head memory the key's
+        /// connections on that loop share. Per key, because a request head sent again is only
+        /// the same bytes over the same route (a proxy's connections send another target form).
+        let headMemories: [LoopHeadMemory]
 
-        init(key: PoolKey, machine: ConnectionPoolStateMachine<Int>) {
+        init(key: PoolKey, machine: ConnectionPoolStateMachine<Int>, loops: Int) {
             self.key = key
             self.machine = machine
+            self.headMemories = (0..<loops).map { _ in LoopHeadMemory() }
         }
     }
 
@@ -43,10 +48,12 @@ final class ConnectionPool: Sendable {
         var lastEntry: Entry?
 
         /// `key`'s entry, made on first use (entries stay for the pool's life).
-        mutating func entry(for key: PoolKey, configuration: @autoclosure () -> ConnectionPoolStateMachine<Int>.Configuration) -> Entry {
+        mutating func entry(
+            for key: PoolKey, loops: Int, configuration: @autoclosure () -> ConnectionPoolStateMachine<Int>.Configuration
+        ) -> Entry {
             if let lastEntry, lastEntry.key == key { return lastEntry }
             let entry = entries[key] ?? {
-                let made = Entry(key: key, machine: ConnectionPoolStateMachine(configuration: configuration()))
+                let made = Entry(key: key, machine: ConnectionPoolStateMachine(configuration: configuration()), loops: loops)
                 entries[key] = made
                 return made
             }()
@@ -71,13 +78,10 @@ final class ConnectionPool: Sendable {
     private let contextQueue = DispatchQueue(label: "courier.tls-context")
     /// Everyone waiting for shutdown to finish (`shutdown()` may be called more than once).
     private let shutdownDone = Mutex<[@Sendable () -> Void]>([])
-    /// One per loop of `group`, in its order: the response-head memory its connections share.
-    private let headRecyclers: [ResponseHeadRecycler]
 
     init(group: EventLoopGroup, resolver: Resolver, configuration: HTTPClientConfiguration) {
         self.group = group
         self.hasSeveralLoops = group.loops.count > 1
-        self.headRecyclers = group.loops.map { _ in ResponseHeadRecycler() }
         self.resolver = resolver
         self.configuration = configuration
         // Up to one session per connection the pool may open to an origin at once: TLS 1.3
@@ -87,9 +91,9 @@ final class ConnectionPool: Sendable {
         self.tlsSessions = configuration.tlsSessionResumption ? TLSSessionCache(limits: limits) : nil
     }
 
-    /// The response-head memory the connections of `loop` share (nil for a loop not in `group`).
-    func headRecycler(for loop: EventLoop) -> ResponseHeadRecycler? {
-        group.loops.firstIndex { $0 === loop }.map { headRecyclers[$0] }
+    /// The head memory `entry`'s connections on `loop` share (nil for a loop not in `group`).
+    func headMemory(of entry: Entry, on loop: EventLoop) -> LoopHeadMemory? {
+        group.loops.firstIndex { $0 === loop }.map { entry.headMemories[$0] }
     }
 
     /// The OpenSSL context already built for `configuration`, if any (one per configuration,
@@ -190,7 +194,7 @@ final class ConnectionPool: Sendable {
 
     /// `key`'s entry (made on first use): what ``acquire(_:entry:timeouts:)`` takes.
     func entry(for key: PoolKey) -> Entry {
-        state.withLock { $0.entry(for: key, configuration: machineConfiguration()) }
+        state.withLock { $0.entry(for: key, loops: group.loops.count, configuration: machineConfiguration()) }
     }
 
     /// The execution gave up waiting (cancelled or timed out).

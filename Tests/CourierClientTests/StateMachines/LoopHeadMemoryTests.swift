@@ -3,14 +3,14 @@ import CourierHTTP1
 import Testing
 @testable import CourierClient
 
-/// The response-head memory the connections of one loop share (`ResponseHeadRecycler`), driven
+/// The response-head memory the connections of one loop share (`LoopHeadMemory`), driven
 /// through state machines without sockets. Boxes are followed with weak references: a box that
 /// was freed reads nil, so a new box at a freed one's address cannot pass for a reused one.
 @Suite("HTTP1ConnectionStateMachine: response-head memory shared by a loop's connections")
-struct ResponseHeadRecyclerTests {
-    private static func harness(sharing recycler: ResponseHeadRecycler) -> ConnectionHarness {
+struct LoopHeadMemoryTests {
+    private static func harness(sharing memory: LoopHeadMemory) -> ConnectionHarness {
         var h = ConnectionHarness()
-        h.machine.headRecycler = recycler
+        h.machine.headMemory = memory
         return h
     }
 
@@ -25,9 +25,9 @@ struct ResponseHeadRecyclerTests {
     }
 
     @Test func aHeadLetGoIsRefilledByTheNextHeadOfAnotherConnection() throws {
-        let recycler = ResponseHeadRecycler()
-        var a = Self.harness(sharing: recycler)
-        var b = Self.harness(sharing: recycler)
+        let memory = LoopHeadMemory()
+        var a = Self.harness(sharing: memory)
+        var b = Self.harness(sharing: memory)
         weak var firstBox: HTTPClientResponseHead.Storage?
         do {
             _ = a.start()
@@ -49,9 +49,9 @@ struct ResponseHeadRecyclerTests {
     }
 
     @Test func aHeadTheConsumerKeepsIsNeverOverwritten() throws {
-        let recycler = ResponseHeadRecycler()
-        var a = Self.harness(sharing: recycler)
-        var b = Self.harness(sharing: recycler)
+        let memory = LoopHeadMemory()
+        var a = Self.harness(sharing: memory)
+        var b = Self.harness(sharing: memory)
         _ = a.start()
         let kept = try #require(Self.head(a.receive(Self.response("kept-by-the-consumer"))))
         _ = b.start()
@@ -70,9 +70,9 @@ struct ResponseHeadRecyclerTests {
     /// More responses in flight at once than the loop keeps slots for: the connections past
     /// the loop's room keep their own, so the next round makes no box at all.
     @Test func overlappingResponsesBeyondTheLoopsRoomMakeNoNewBoxes() throws {
-        let recycler = ResponseHeadRecycler()
-        let count = ResponseHeadRecycler.capacity + 2
-        var connections = (0..<count).map { _ in Self.harness(sharing: recycler) }
+        let memory = LoopHeadMemory()
+        let count = LoopHeadMemory.capacity + 2
+        var connections = (0..<count).map { _ in Self.harness(sharing: memory) }
         var firstRound: [Weak] = []
         for round in 0..<2 {
             var boxes: [Weak] = []
@@ -116,5 +116,82 @@ struct ResponseHeadRecyclerTests {
     private struct Weak {
         weak var box: HTTPClientResponseHead.Storage?
         init(_ box: HTTPClientResponseHead.Storage) { self.box = box }
+    }
+}
+
+/// The request head a connection sends twice in a row from one source is sent by the loop's
+/// other connections from the loop's copy; anything else is encoded as before.
+@Suite("HTTP1ConnectionStateMachine: a repeated request head shared by a loop's connections")
+struct RepeatedRequestHeadTests {
+    private final class Source: Sendable {}
+
+    private static func harness(sharing memory: LoopHeadMemory) -> ConnectionHarness {
+        var h = ConnectionHarness()
+        h.machine.headMemory = memory
+        return h
+    }
+
+    /// The bytes a `write` action carries, and where they are.
+    private static func written(_ action: ConnAction) -> (text: String, address: UnsafeRawPointer?)? {
+        guard case .write(let bytes, _) = action else { return nil }
+        return (String(decoding: bytes.readableBytesArray(), as: UTF8.self), bytes.withUnsafeReadableBytes { UnsafeRawPointer($0.baseAddress) })
+    }
+
+    /// Runs one request with `source` on `h` and completes its response.
+    private static func exchange(
+        _ h: inout ConnectionHarness, _ source: Source, body: HTTP1ConnectionStateMachine.RequestBodyKind = .none
+    ) throws -> (text: String, address: UnsafeRawPointer?) {
+        let sent = try #require(written(h.start(body: body, source: source)))
+        if case .knownLength = body { _ = h.part("hello"); _ = h.end() }
+        #expect(summary(h.receive("HTTP/1.1 204 No Content\r\n\r\n")) == ["head 204", "end keepAlive"])
+        return sent
+    }
+
+    @Test func aHeadSentTwiceFromOneSourceIsSentFromTheLoopsCopy() throws {
+        let memory = LoopHeadMemory()
+        let source = Source()
+        var a = Self.harness(sharing: memory)
+        var b = Self.harness(sharing: memory)
+        let expected = "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n"
+        let first = try Self.exchange(&a, source)
+        #expect(first.text == expected)
+        // Sent once: not yet the loop's.
+        #expect(memory.repeatedRequest == nil)
+        let second = try Self.exchange(&a, source)
+        #expect(second.text == expected)
+        #expect(memory.repeatedRequest?.source === source)
+        // Another connection sends the loop's copy: the same bytes, at the same address.
+        let other = try Self.exchange(&b, source)
+        #expect(other.text == expected)
+        #expect(other.address == second.address)
+        #expect(b.machine.requestBytesSent == Int64(expected.utf8.count))
+    }
+
+    @Test func anotherSourceOrFramingIsEncodedAfresh() throws {
+        let memory = LoopHeadMemory()
+        let source = Source()
+        var a = Self.harness(sharing: memory)
+        var b = Self.harness(sharing: memory)
+        _ = try Self.exchange(&a, source)
+        let shared = try Self.exchange(&a, source)
+        #expect(memory.repeatedRequest != nil)
+        // The same head from another source: this connection's own encoding.
+        let fromOtherSource = try Self.exchange(&b, Source())
+        #expect(fromOtherSource.text == "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n")
+        #expect(fromOtherSource.address != shared.address)
+        // The same source with a body: another framing, so another head.
+        var c = Self.harness(sharing: memory)
+        let withBody = try Self.exchange(&c, source, body: .knownLength(5))
+        #expect(withBody.text == "GET / HTTP/1.1\r\nHost: example.com\r\nContent-Length: 5\r\n\r\n")
+    }
+
+    /// A connection of another pool key (another route) has its own memory, so a repeated head
+    /// of one route is never sent over another.
+    @Test func eachPoolKeyHasItsOwnMemoryPerLoop() {
+        let entry = ConnectionPool.Entry(
+            key: PoolKey(origin: HTTPOrigin(scheme: .http, host: "example.com", port: 80), tls: nil, proxy: nil),
+            machine: ConnectionPoolStateMachine(), loops: 3)
+        #expect(entry.headMemories.count == 3)
+        #expect(Set(entry.headMemories.map(ObjectIdentifier.init)).count == 3)
     }
 }
