@@ -225,7 +225,9 @@ public struct HTTP1ConnectionStateMachine: Sendable {
             bytes = headBuffer
             forbidsReuse = encodedHead?.forbidsReuse == true
             // Sent twice in a row from one source: likely again, on the loop's other connections.
-            if sameSource, let source, let headMemory {
+            // Only without a body: the memory lasts as long as the pool, and the source (the
+            // request's box) holds the request's body.
+            if sameSource, !hasBody, let source, let headMemory {
                 headMemory.repeatedRequest = SentRequestHead(source: source, framing: framing, forbidsReuse: forbidsReuse, bytes: bytes)
             }
         } else {

@@ -41,8 +41,10 @@ struct SentRequestHead {
 final class LoopHeadMemory: @unchecked Sendable {
     static let capacity = 4
     @exclusivity(unchecked) private var spares: [ResponseHeadSlot] = []
-    /// A request head some connection of the loop sent twice in a row from the same source: a
-    /// load generator or a poller sends it on every connection.
+    /// A request head without a body some connection of the loop sent twice in a row from the
+    /// same source: a load generator or a poller sends it on every connection. Never one with a
+    /// body: the memory lasts as long as the pool, and the source (the request's box) would
+    /// keep the body alive that long.
     @exclusivity(unchecked) var repeatedRequest: SentRequestHead?
 
     init() {

@@ -185,6 +185,20 @@ struct RepeatedRequestHeadTests {
         #expect(withBody.text == "GET / HTTP/1.1\r\nHost: example.com\r\nContent-Length: 5\r\n\r\n")
     }
 
+    /// A head with a body is never kept by the loop, however often it is sent: its source (the
+    /// request's box) holds the body, and the memory lasts as long as the pool.
+    @Test func aHeadWithABodyIsNeverTheLoops() throws {
+        let memory = LoopHeadMemory()
+        let source = Source()
+        var a = Self.harness(sharing: memory)
+        let first = try Self.exchange(&a, source, body: .knownLength(5))
+        let second = try Self.exchange(&a, source, body: .knownLength(5))
+        #expect(second.text == "GET / HTTP/1.1\r\nHost: example.com\r\nContent-Length: 5\r\n\r\n")
+        // Still this connection's own copy, sent again without encoding.
+        #expect(second.address == first.address)
+        #expect(memory.repeatedRequest == nil)
+    }
+
     /// A connection of another pool key (another route) has its own memory, so a repeated head
     /// of one route is never sent over another.
     @Test func eachPoolKeyHasItsOwnMemoryPerLoop() {
