@@ -25,6 +25,8 @@ final class BenchRun: Sendable {
     let request: HTTPClientRequest
     let loops: [EventLoop]
     let slots: [RecordSlot]
+    /// Per loop, the workers whose next request starts from a job.
+    private let startQueues: [BenchStartQueue]
     /// No request is sent that is due at or after this time (monotonic nanoseconds).
     let stopAt: UInt64
     let reportErrors: Bool
@@ -37,6 +39,7 @@ final class BenchRun: Sendable {
         self.request = request
         self.loops = client.eventLoopGroup.loops
         self.slots = loops.map { _ in RecordSlot(digits: digits) }
+        self.startQueues = loops.map { BenchStartQueue(loop: $0) }
         self.stopAt = stopAt
         self.reportErrors = reportErrors
         self.running = Atomic(workers)
@@ -44,6 +47,12 @@ final class BenchRun: Sendable {
 
     /// The caller's loop (delegate calls and timers run on one).
     var currentLoop: EventLoop? { loops.first { $0.inEventLoop } }
+
+    /// The start queue of `loop`, one of the client's.
+    func startQueue(on loop: EventLoop) -> BenchStartQueue {
+        for index in loops.indices where loops[index] === loop { return startQueues[index] }
+        preconditionFailure("a worker started off the client's loops")
+    }
 
     /// The record of the caller's loop thread.
     var slot: RecordSlot {

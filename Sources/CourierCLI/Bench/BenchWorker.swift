@@ -8,9 +8,9 @@ import Courier
 ///
 /// Inside `didFinish` the execution that just ended is still on the stack, so a request started
 /// there runs in the one before it: two executions per worker. With many connections per loop
-/// (``startsFromJob``) the next request starts instead from a job that `didFinish` queues: by
-/// then the connection has let go of the ended execution, the request runs in it, and each
-/// worker keeps one. The executions are the largest part of what a request touches, and at 256
+/// (``startsFromJob``) the next request starts instead from a job: `didFinish` joins the loop's
+/// ``BenchStartQueue``, whose one job starts every worker that joined. By then the connection
+/// has let go of the ended execution, the request runs in it, and each worker keeps one. The executions are the largest part of what a request touches, and at 256
 /// connections the second one per worker put the whole out of the CPU's L2 (Benchmarks/
 /// RESULTS.md, "after the twelfth pass"); with few connections everything fits anyway, and the
 /// job's ~300 instructions would be a loss.
@@ -26,7 +26,7 @@ final class BenchWorker: HTTPClientResponseDelegate, @unchecked Sendable {
     @exclusivity(unchecked) private var schedule: RequestSchedule
     @exclusivity(unchecked) private var remaining: Int
     @exclusivity(unchecked) private var status = 0
-    /// Starts the next request from a job or a timer; made once, queued or armed each time.
+    /// Starts the next request from a timer (at a constant rate); made once, armed each time.
     @exclusivity(unchecked) private var fire: (@Sendable () -> Void)?
     /// The execution of the request in flight (or of the last one), and of the one before it.
     @exclusivity(unchecked) private var current: HTTPRequestExecution?
@@ -50,17 +50,19 @@ final class BenchWorker: HTTPClientResponseDelegate, @unchecked Sendable {
         let later = sendAt > now || (inFinalCall && startsFromJob)
         // Queued or armed on the loop of the connection that served the last request.
         guard later, let loop = run.currentLoop else { return send(inFinalCall: inFinalCall) }
+        guard sendAt > now else { return run.startQueue(on: loop).add(self) }
         // Unowned and unchecked: the driver holds every worker until all have finished, and a
         // worker finishes only with nothing queued or armed (`finish` runs instead of the next
         // queue or arm), so no job or timer outlives it. Checked, the capture cost an atomic
         // retain and release of the worker on every request.
         if fire == nil { fire = { [unowned(unsafe) self] in self.send(inFinalCall: false) } }
         guard let fire else { return }
-        if sendAt > now {
-            loop.scheduleTimer(at: Deadline(uptimeNanoseconds: sendAt), fire)
-        } else {
-            loop.execute(fire)
-        }
+        loop.scheduleTimer(at: Deadline(uptimeNanoseconds: sendAt), fire)
+    }
+
+    /// Sends the next request now: called by the loop's ``BenchStartQueue``.
+    func startNext() {
+        send(inFinalCall: false)
     }
 
     private func send(inFinalCall: Bool) {

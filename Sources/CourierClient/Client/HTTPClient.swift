@@ -18,6 +18,8 @@ public final class HTTPClient: Sendable {
     private let ownsGroup: Bool
     /// Whether this is ``shared`` (whose ``shutdown()`` does nothing).
     private let isShared: Bool
+    /// One per loop of the group, in its order (``LoopRouteMemory``).
+    private let routeMemories: [LoopRouteMemory]
 
     /// A client with its own event loop group.
     public convenience init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws(PosixError) {
@@ -36,6 +38,12 @@ public final class HTTPClient: Sendable {
         self.ownsGroup = ownsGroup
         self.isShared = isShared
         self.pool = ConnectionPool(group: eventLoopGroup, resolver: Resolver(cache: configuration.dnsCache), configuration: configuration)
+        self.routeMemories = eventLoopGroup.loops.map { _ in LoopRouteMemory() }
+    }
+
+    /// The route memory of the loop the caller runs on, if it runs on one of the group's.
+    func routeMemory() -> LoopRouteMemory? {
+        eventLoopGroup.loops.firstIndex { $0.inEventLoop }.map { routeMemories[$0] }
     }
 
     /// The process-wide client for the common case: default configuration, one event loop per
@@ -149,12 +157,18 @@ public final class HTTPClient: Sendable {
     /// closes already queued on the loops; `done` runs after all of that.
     private func drain(_ done: @escaping @Sendable () -> Void) {
         let loops = eventLoopGroup.loops
-        pool.shutdown { [requests] in
+        pool.shutdown { [requests, routeMemories] in
             requests.whenIdle {
                 // A job queued on each loop after the closes: it is released once it ran (or
-                // once its loop dropped it, stopped), and the last release runs `done`.
+                // once its loop dropped it, stopped), and the last release runs `done`. It also
+                // lets go of the loop's last route (only its loop touches it).
                 let barrier = LoopBarrier(done)
-                for loop in loops { loop.execute { barrier.touch() } }
+                for (loop, memory) in zip(loops, routeMemories) {
+                    loop.execute {
+                        memory.forget()
+                        barrier.touch()
+                    }
+                }
             }
         }
     }

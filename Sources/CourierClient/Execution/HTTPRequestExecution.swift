@@ -255,11 +255,10 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         // holding the key in `location` retained its parts).
         let entry: ConnectionPool.Entry
         if let route, route.serves(request) {
-            entry = route.entry(in: client.pool)
+            entry = route.entry
         } else {
-            guard let key = deriveRoute() else { return }
-            // The route just made remembers it, unless the proxy comes from the environment.
-            entry = route?.entry(in: client.pool) ?? client.pool.entry(for: key)
+            guard let derived = deriveRoute() else { return }
+            entry = derived
         }
         let proceed = shared.withLock { shared -> Bool in
             if shared.cancelled { return false }
@@ -272,16 +271,23 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     }
 
     /// Derives the request's credentials and pool key, and remembers them as `route` (unless
-    /// the proxy comes from the environment, which is read again for each request). Ends the
-    /// execution and returns nil when the request cannot be sent.
-    private func deriveRoute() -> PoolKey? {
+    /// the proxy comes from the environment, which is read again for each request), taking the
+    /// loop's last route when it serves the request (``LoopRouteMemory``). Returns the key's
+    /// pool entry; ends the execution and returns nil when the request cannot be sent.
+    private func deriveRoute() -> ConnectionPool.Entry? {
         do {
-            let made = try RequestRoute(request, configuration: client.configuration)
+            let made: RequestRoute
+            // An environment proxy is read again for each request: its settings may change.
+            let fromEnvironment = if case .environment = client.configuration.proxy { true } else { false }
+            if !fromEnvironment, let memory = client.routeMemory() {
+                made = try memory.route(of: request, client: client)
+            } else {
+                made = try RequestRoute(request, client: client)
+            }
             // Read by `makeHead` when `route` does not serve the request (an environment proxy).
             urlAuthorization = made.urlAuthorization
-            // An environment proxy is read again for each request: its settings may change.
-            if case .environment = client.configuration.proxy { route = nil } else { route = made }
-            return made.key
+            route = fromEnvironment ? nil : made
+            return made.entry
         } catch {
             end(failure: error)
             return nil
@@ -380,7 +386,6 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
             head = made
         } else {
             head = makeHead(proxied: proxied)
-            if let route, route.serves(request) { route.remember(head, proxied: proxied) }
         }
         // Stored only when it is another head: reusing an execution keeps the last one (it is
         // read only after this attach), and the same head again would be a release and a retain.
@@ -391,29 +396,12 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
     }
 
     private func makeHead(proxied: Bool) -> HTTPRequestHead {
-        var headers = request.headers
         let urlAuthorization: String?
         if let route, route.serves(request) { urlAuthorization = route.urlAuthorization } else { urlAuthorization = self.urlAuthorization }
-        // The caller's own Authorization field wins over the URL's user information.
-        if let urlAuthorization, !headers.contains("Authorization") {
-            try? headers.append(name: "Authorization", value: urlAuthorization)
-        }
-        if client.configuration.decompression, !headers.contains("Accept-Encoding") {
-            try? headers.append(name: "Accept-Encoding", value: "gzip, deflate")
-        }
-        let target: RequestTarget
-        if proxied {
-            // RFC 9112 §3.2.2: absolute form to a forward proxy, with its credentials.
-            target = .absolute(request.url.absoluteFormTarget)
-            if let credentials = try? client.configuration.proxy.proxy(for: request.url)?.credentials,
-               !headers.contains("Proxy-Authorization"),
-               let value = try? basicAuthorizationValue(username: credentials.username, password: credentials.password) {
-                try? headers.append(name: "Proxy-Authorization", value: value)
-            }
-        } else {
-            target = .origin(request.url.requestTarget)
-        }
-        return HTTPRequestHead(method: request.method, target: target, headers: headers)
+        let credentials = proxied ? (try? client.configuration.proxy.proxy(for: request.url))?.credentials : nil
+        return RequestRoute.head(
+            of: request, urlAuthorization: urlAuthorization, proxyCredentials: credentials,
+            decompression: client.configuration.decompression, proxied: proxied)
     }
 
     /// What this execution has measured so far: the connection (new or reused, its address,
