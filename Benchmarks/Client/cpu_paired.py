@@ -10,7 +10,8 @@ many short rounds are steadier than a few long ones.
 Run from the repository root after `make release` and `bash Benchmarks/Client/setup.sh`:
     R=8 python3 Benchmarks/Client/cpu_paired.py
 COURIER=path (default the release build); BASE=path adds another courier build to each round
-(a before/after in the same run); R rounds (8), S seconds per run (3).
+(a before/after in the same run); R rounds (8), S seconds per run (3); C the concurrencies
+(32,256); LOG=path writes every round's figures as JSON.
 
 Also printed: voluntary context switches per request (`/usr/bin/time`'s %w), each a sleep in a
 wait and its wake-up, which cost the sleeper 5-6 µs of CPU on this VM (wakeup_cost.c), and a
@@ -22,6 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from loadgen import with_small_url  # noqa: E402
 
 ROUNDS = int(os.environ.get("R", "8"))
+CONCURRENCIES = [int(c) for c in os.environ.get("C", "32,256").split(",")]
+LOG = os.environ.get("LOG")
 SECONDS = int(os.environ.get("S", "3"))
 COURIER = os.environ.get("COURIER", ".build-release/release/courier")
 BASE = os.environ.get("BASE")
@@ -60,7 +63,8 @@ def main():
 
 
 def rounds(url):
-    for c in (32, 256):
+    log = {}
+    for c in CONCURRENCIES:
         results = {}
         for r in range(ROUNDS):
             tools = ["wrk", "courier"] + (["base"] if BASE else [])
@@ -69,6 +73,7 @@ def rounds(url):
             for tool in tools:
                 results.setdefault(tool, []).append(one(tool, c, url))
         wrk = results["wrk"]
+        log[c] = results
         for tool, runs in results.items():
             ratios = [mine[0] / theirs[0] for mine, theirs in zip(runs, wrk)]
             low, high = median_interval(ratios)
@@ -76,6 +81,11 @@ def rounds(url):
                   f"(user {statistics.median(x[1] for x in runs):4.2f})  req/s {statistics.median(x[2] for x in runs):7.0f}  "
                   f"sleeps/request {statistics.median(x[3] for x in runs):.2f}  "
                   f"÷ wrk: median {statistics.median(ratios):.3f} (95% {low:.3f}–{high:.3f}), rounds {min(ratios):.2f}–{max(ratios):.2f}", flush=True)
+    if LOG:
+        # Every round's (CPU µs/request, user µs/request, req/s, sleeps/request) per tool, so
+        # sittings can be pooled.
+        with open(LOG, "w") as out:
+            json.dump(log, out)
 
 if __name__ == "__main__":
     main()
