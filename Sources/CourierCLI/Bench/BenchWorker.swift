@@ -10,10 +10,11 @@ import Courier
 /// there runs in the one before it: two executions per worker. With many connections per loop
 /// (``startsFromJob``) the next request starts instead from a job: `didFinish` joins the loop's
 /// ``BenchStartQueue``, whose one job starts every worker that joined. By then the connection
-/// has let go of the ended execution, the request runs in it, and each worker keeps one. The executions are the largest part of what a request touches, and at 256
-/// connections the second one per worker put the whole out of the CPU's L2 (Benchmarks/
-/// RESULTS.md, "after the twelfth pass"); with few connections everything fits anyway, and the
-/// job's ~300 instructions would be a loss.
+/// has let go of the ended execution, the request runs in it, and each worker keeps one. The
+/// executions are the largest part of what a request touches, and at 256 connections the second
+/// one per worker put the whole out of the CPU's L2 (Benchmarks/RESULTS.md, "after the twelfth
+/// pass"); with few connections everything fits anyway, and the job's ~300 instructions would be
+/// a loss.
 final class BenchWorker: HTTPClientResponseDelegate, @unchecked Sendable {
     // @unchecked: the client calls a delegate one call at a time (docs of
     // HTTPClientResponseDelegate), and the job or timer that starts the next request is queued
