@@ -213,7 +213,7 @@ final class HTTP1Connection: Selectable, EventLoopTask, @unchecked Sendable {
         execution.bodyKind = kind
         let action = machine.startRequest(
             head: start.head, host: start.host, body: kind, expectContinue: start.expectContinue, bodyReplayable: true,
-            source: start.source)
+            source: start.source, sourceIsKeepable: start.sourceIsKeepable)
         process(consume action)
         // Bytes read before the request (or a paused read) are the machine's to judge now. With
         // none buffered and reading on, it could only answer `.wait(.read)`, which changes

@@ -72,7 +72,7 @@ public struct HTTP1ConnectionStateMachine: Sendable {
         var host: String?
         var framing: RequestBodyFraming
         var forbidsReuse: Bool
-        /// What the caller said the head was made from (``startRequest(head:host:body:expectContinue:bodyReplayable:source:)``).
+        /// What the caller said the head was made from (``startRequest(head:host:body:expectContinue:bodyReplayable:source:sourceIsKeepable:)``).
         /// Held, so its identity cannot pass to another object while these bytes are kept.
         var source: (any AnyObject & Sendable)?
 
@@ -192,9 +192,12 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     /// from the same source, with the same body framing (`body` is measured for each request: a
     /// file may have changed size), is then sent again as its bytes without comparing the heads;
     /// without a source (or from another one) the heads are compared byte for byte.
+    /// `sourceIsKeepable`: the source may be kept past the request, by the head memory the key's
+    /// connections on the loop share (``LoopHeadMemory``), which lasts as long as the pool: the
+    /// client passes ``HTTPClientRequest/holdsOnlyValues``.
     public mutating func startRequest(
         head: HTTPRequestHead, host: String? = nil, body: RequestBodyKind, expectContinue: Bool = false,
-        bodyReplayable: Bool = true, source: (any AnyObject & Sendable)? = nil
+        bodyReplayable: Bool = true, source: (any AnyObject & Sendable)? = nil, sourceIsKeepable: Bool = false
     ) -> Action {
         switch phase {
         case .closed:
@@ -225,9 +228,9 @@ public struct HTTP1ConnectionStateMachine: Sendable {
             bytes = headBuffer
             forbidsReuse = encodedHead?.forbidsReuse == true
             // Sent twice in a row from one source: likely again, on the loop's other connections.
-            // Only without a body: the memory lasts as long as the pool, and the source (the
-            // request's box) holds the request's body.
-            if sameSource, !hasBody, let source, let headMemory {
+            // Only a source the caller lets be kept, and never with a body: the memory lasts as
+            // long as the pool, and the source (the request's box) holds the request's body.
+            if sameSource, sourceIsKeepable, !hasBody, let source, let headMemory {
                 headMemory.repeatedRequest = SentRequestHead(source: source, framing: framing, forbidsReuse: forbidsReuse, bytes: bytes)
             }
         } else {

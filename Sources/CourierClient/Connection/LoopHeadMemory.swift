@@ -14,7 +14,7 @@ struct ResponseHeadSlot {
 
 /// A request head's bytes as sent, and what they were made from.
 struct SentRequestHead {
-    /// The caller's identity of the request (``HTTP1ConnectionStateMachine/startRequest(head:host:body:expectContinue:bodyReplayable:source:)``),
+    /// The caller's identity of the request (``HTTP1ConnectionStateMachine/startRequest(head:host:body:expectContinue:bodyReplayable:source:sourceIsKeepable:)``),
     /// held so that it cannot pass to another object while these bytes are kept.
     let source: any AnyObject & Sendable
     let framing: RequestBodyFraming

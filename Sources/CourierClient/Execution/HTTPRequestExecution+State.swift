@@ -30,8 +30,10 @@ extension HTTPRequestExecution {
         var expectContinue: Bool
         var deadline: Deadline?
         /// What `head` was derived from on this connection: the request's box (see
-        /// ``HTTP1ConnectionStateMachine/startRequest(head:host:body:expectContinue:bodyReplayable:source:)``).
+        /// ``HTTP1ConnectionStateMachine/startRequest(head:host:body:expectContinue:bodyReplayable:source:sourceIsKeepable:)``).
         var source: any AnyObject & Sendable
+        /// Whether `source` may be kept past the request (``HTTPClientRequest/holdsOnlyValues``).
+        var sourceIsKeepable: Bool
     }
 
     enum BodyDisposition {

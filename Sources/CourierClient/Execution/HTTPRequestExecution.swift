@@ -392,7 +392,8 @@ public final class HTTPRequestExecution: EventLoopTask, @unchecked Sendable {
         if sentHead.map({ !$0.isCopy(of: head) }) ?? true { sentHead = head }
         return Attempt(head: head,
                        host: request.url.hostHeader, body: request.body,
-                       expectContinue: request.expectContinue, deadline: deadline, source: request.identity)
+                       expectContinue: request.expectContinue, deadline: deadline, source: request.identity,
+                       sourceIsKeepable: request.holdsOnlyValues)
     }
 
     private func makeHead(proxied: Bool) -> HTTPRequestHead {

@@ -108,13 +108,12 @@ final class LoopRouteMemory: @unchecked Sendable {
     private var last: RequestRoute?
 
     /// The route of `request` on `client`: the last one when it serves the request, else a new
-    /// one, kept as the last if the request holds only values. The memory lasts as long as the
-    /// client and a route holds its request: a body could be large, and a redirect handler or
-    /// trust evaluator could hold the client (through a session), which would then never go.
+    /// one, kept as the last if the request holds only values (``HTTPClientRequest/holdsOnlyValues``:
+    /// the memory lasts as long as the client, and a route holds its request).
     func route(of request: HTTPClientRequest, client: HTTPClient) throws(ClientError) -> RequestRoute {
         if let last, last.serves(request) { return last }
         let made = try RequestRoute(request, client: client)
-        if case .none = request.body, request.redirectHandler == nil, request.serverTrustEvaluator == nil { last = made }
+        if request.holdsOnlyValues { last = made }
         return made
     }
 

@@ -59,6 +59,14 @@ public struct HTTPClientRequest: Sendable {
     }
 
     /// The box, as an identity: everything derived from this request alone is derived from it.
+    /// Whether the request holds values only: no body (which could be large), redirect handler
+    /// or trust evaluator (either could hold the client, through a session). Memory that lasts as
+    /// long as the client (a loop's last route, a key's repeated request head) keeps only such
+    /// requests, so that it keeps nothing large and makes no cycle with the client.
+    var holdsOnlyValues: Bool {
+        if case .none = body { redirectHandler == nil && serverTrustEvaluator == nil } else { false }
+    }
+
     var identity: any AnyObject & Sendable { storage }
 
     public var method: HTTPMethod {

@@ -81,6 +81,20 @@ struct LoopRouteMemoryTests {
         }
     }
 
+    /// What the loop's memories may keep (``HTTPClientRequest/holdsOnlyValues``).
+    @Test func onlyARequestOfValuesMayBeKept() throws {
+        #expect(try get("http://127.0.0.1:9/a").holdsOnlyValues)
+        var withBody = try get("http://127.0.0.1:9/a")
+        withBody.body = .bytes(ByteBuffer(string: "x"))
+        #expect(!withBody.holdsOnlyValues)
+        var withHandler = try get("http://127.0.0.1:9/a")
+        withHandler.redirectHandler = HTTPClientRedirectHandler { _, _, reply in reply.answer(.follow) }
+        #expect(!withHandler.holdsOnlyValues)
+        var withEvaluator = try get("http://127.0.0.1:9/a")
+        withEvaluator.serverTrustEvaluator = SharedServerTrustEvaluator { _ in true }
+        #expect(!withEvaluator.holdsOnlyValues)
+    }
+
     @Test func shuttingTheClientDownLetsGoOfTheLastRoute() throws {
         try FileDescriptors.exclusively {
             var configuration = HTTPClientConfiguration()

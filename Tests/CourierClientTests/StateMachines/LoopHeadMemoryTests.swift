@@ -139,9 +139,10 @@ struct RepeatedRequestHeadTests {
 
     /// Runs one request with `source` on `h` and completes its response.
     private static func exchange(
-        _ h: inout ConnectionHarness, _ source: Source, body: HTTP1ConnectionStateMachine.RequestBodyKind = .none
+        _ h: inout ConnectionHarness, _ source: Source, body: HTTP1ConnectionStateMachine.RequestBodyKind = .none,
+        keepable: Bool = true
     ) throws -> (text: String, address: UnsafeRawPointer?) {
-        let sent = try #require(written(h.start(body: body, source: source)))
+        let sent = try #require(written(h.start(body: body, source: source, sourceIsKeepable: keepable)))
         if case .knownLength = body { _ = h.part("hello"); _ = h.end() }
         #expect(summary(h.receive("HTTP/1.1 204 No Content\r\n\r\n")) == ["head 204", "end keepAlive"])
         return sent
@@ -196,6 +197,19 @@ struct RepeatedRequestHeadTests {
         #expect(second.text == "GET / HTTP/1.1\r\nHost: example.com\r\nContent-Length: 5\r\n\r\n")
         // Still this connection's own copy, sent again without encoding.
         #expect(second.address == first.address)
+        #expect(memory.repeatedRequest == nil)
+    }
+
+    /// A source the caller does not let be kept (a request with a redirect handler or a trust
+    /// evaluator, which could hold the client) is never the loop's either.
+    @Test func aSourceTheCallerDoesNotLetBeKeptIsNeverTheLoops() throws {
+        let memory = LoopHeadMemory()
+        let source = Source()
+        var a = Self.harness(sharing: memory)
+        let first = try Self.exchange(&a, source, keepable: false)
+        let second = try Self.exchange(&a, source, keepable: false)
+        #expect(second.text == "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n")
+        #expect(second.address == first.address, "still this connection's own copy")
         #expect(memory.repeatedRequest == nil)
     }
 

@@ -27,11 +27,12 @@ struct ConnectionHarness {
 
     mutating func start(
         _ head: HTTPRequestHead = get(), body: HTTP1ConnectionStateMachine.RequestBodyKind = .none,
-        expectContinue: Bool = false, bodyReplayable: Bool = true, source: (any AnyObject & Sendable)? = nil
+        expectContinue: Bool = false, bodyReplayable: Bool = true, source: (any AnyObject & Sendable)? = nil,
+        sourceIsKeepable: Bool = true
     ) -> ConnAction {
         record(machine.startRequest(
             head: head, host: "example.com", body: body, expectContinue: expectContinue, bodyReplayable: bodyReplayable,
-            source: source))
+            source: source, sourceIsKeepable: sourceIsKeepable))
     }
 
     mutating func part(_ s: String) -> ConnAction { record(machine.requestBodyPart(ByteBuffer(string: s))) }
