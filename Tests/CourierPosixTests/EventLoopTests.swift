@@ -158,6 +158,37 @@ import CourierTestSupport
             }
         }
     }
+
+    /// A loop with a batch window (``WaitPlan``) still handles readiness, jobs from other
+    /// threads and timers, each round trip after at most the window: the pause ends by itself.
+    @Test func aLoopWithABatchWindowStillHandlesReadinessJobsAndTimers() throws {
+        try expectNoLeakedDescriptors {
+            let loop = try EventLoop(name: "t-batch", batchWindow: .milliseconds(2))
+            defer { loop.shutdown() }
+            #expect(loop.batchWindow == .milliseconds(2))
+            var pair: [Int32] = [-1, -1]
+            #expect(pipe(&pair) == 0)
+            let fds = pair
+            defer { close(fds[0]); close(fds[1]) }
+            let reader = ReadBytes(fds[0])
+            let registration = loop.submitAndWait { try? loop.register(fds[0], interest: .read, handler: reader) }
+            for round in 0..<20 {
+                var byte = UInt8(round)
+                #expect(write(fds[1], &byte, 1) == 1)
+                #expect(reader.next() == UInt8(round))
+                let job = Box<Int>()
+                loop.execute { job.put(round) }
+                #expect(job.take() == round)
+            }
+            let lateness = Box<Int64>()
+            loop.execute {
+                let due = Deadline.after(.milliseconds(5))
+                loop.scheduleTimer(at: due) { lateness.put((Deadline.now() - due).nanoseconds) }
+            }
+            #expect((lateness.take() ?? -1) >= 0)
+            if let registration { loop.submitAndWait { loop.deregister(registration) } }
+        }
+    }
 }
 
 @Suite struct TimerQueueTests {
@@ -293,4 +324,23 @@ private final class IgnoreEvents: Selectable, @unchecked Sendable {
     let onRelease: OnRelease?
     init(onRelease: OnRelease? = nil) { self.onRelease = onRelease }
     func selectorReady(_ events: SelectorEvents) {}
+}
+
+/// Reads each byte that arrives on `fd` and hands them out one at a time, in order.
+private final class ReadBytes: Selectable, @unchecked Sendable {
+    let fd: Int32
+    private let bytes = Mutex<[UInt8]>([])
+    private let arrived = DispatchSemaphore(value: 0)
+    init(_ fd: Int32) { self.fd = fd }
+    func selectorReady(_ events: SelectorEvents) {
+        var byte: UInt8 = 0
+        guard read(fd, &byte, 1) == 1 else { return }
+        bytes.withLock { $0.append(byte) }
+        arrived.signal()
+    }
+    /// The next byte, waiting up to 10 s for it.
+    func next() -> UInt8? {
+        guard arrived.wait(timeout: .now() + .seconds(10)) == .success else { return nil }
+        return bytes.withLock { $0.removeFirst() }
+    }
 }

@@ -10,6 +10,7 @@ struct BenchOptions: Equatable {
     var rate: Double?
     var threads: Int?
     var noPin = false
+    var batch: String?
     // Request
     var method = "GET"
     var headers: [String] = []
@@ -97,6 +98,7 @@ struct BenchOption: Sendable {
             },
             BenchOption("t", "threads", value: "n", "Event loop threads (default: the cores, at most one per connection).", integer { $0.threads = $1 }),
             BenchOption(nil, "no-pin", "Leave the loop threads unpinned (default: each loop bound to one CPU).", flag { $0.noPin = true }),
+            BenchOption(nil, "batch", value: "time", "Let replies gather this long before a loop wakes for them, 0 for never (default 25us in a closed loop with 32 or more connections per thread, else 0).", text { $0.batch = $1 }),
         ]),
         ("REQUEST", [
             BenchOption("m", "method", value: "method", "The request method.", default: "GET", text { $0.method = $1 }),

@@ -22,6 +22,9 @@ struct BenchPlan {
     let interval: UInt64
     /// Bind each loop thread to one CPU.
     let pin: Bool
+    /// Nanoseconds each loop lets replies gather before it wakes for them (nil: it wakes for
+    /// each at once); ``batchWindow(_:threads:)``.
+    let batchWindow: UInt64?
 
     init(_ options: BenchOptions) throws(BenchError) {
         url = options.url
@@ -29,6 +32,8 @@ struct BenchPlan {
         connections = options.connections
         threads = options.threads ?? max(1, min(EventLoopGroup.coreCount, options.connections))
         configuration.eventLoopThreads = threads
+        batchWindow = Self.batchWindow(options, threads: threads)
+        configuration.batchWindow = batchWindow.map { .nanoseconds(Int64($0)) }
         configuration.maximumConnectionsPerHost = options.connections
         // As wrk: no Accept-Encoding of its own, no redirects followed, each response measured.
         configuration.decompression = false
@@ -94,6 +99,27 @@ struct BenchPlan {
         interval = BenchDuration.parse(options.interval) ?? 1_000_000_000
         pin = !options.noPin
     }
+
+    /// The window `--batch` asks for, or by default 25 µs in a closed loop that keeps at least
+    /// 32 connections on each loop thread, else none.
+    ///
+    /// With many requests in flight and the server the bottleneck, a loop that wakes for each
+    /// reply spends a wake-up (4-6 µs of its CPU on a VM, `Benchmarks/Client/wakeup_cost.c`) on
+    /// nearly every request; gathering replies for 25 µs (plus the kernel's timer slack) handles
+    /// several per wake-up, and the server gets the next requests in bursts, which it also
+    /// serves more cheaply. The delay is a few percent of the round trip at 32 connections on
+    /// loopback (about 0.6 ms, nginx) and it is in the latency reported, as a wake-up's delay is
+    /// in wrk's. Fewer connections per thread, or a constant rate (where a request must leave
+    /// when it is due), get none: there the delay would be a large part of what is measured
+    /// (Benchmarks/RESULTS.md, "the batch window").
+    static func batchWindow(_ options: BenchOptions, threads: Int) -> UInt64? {
+        if let batch = options.batch { return batch == "0" ? nil : BenchDuration.parse(batch) }
+        guard options.rate == nil, options.connections >= 32 * threads else { return nil }
+        return 25_000
+    }
+
+    /// The longest `--batch` window: every reply may wait this long.
+    static let longestBatchWindow: UInt64 = 10_000_000
 
     /// The bytes of the file at `path`.
     static func readFile(_ path: String) throws(BenchError) -> [UInt8] {

@@ -10,6 +10,7 @@ enum BenchReport {
         var out = "Running \(plan.duration.map { TextFormat.duration(nanoseconds: Double($0)) + " test" } ?? "\(plan.requests ?? 0) requests") @ \(plan.url)\n"
         out += "  \(plan.threads) threads and \(plan.connections) connections"
         if let rate = plan.rate { out += ", constant rate \(TextFormat.fixed(rate, 0)) req/s (latency from the due time)" }
+        if let window = plan.batchWindow { out += ", replies gathered for \(TextFormat.duration(nanoseconds: Double(window))) per wake-up" }
         out += "\n  Latency distribution\n"
         for (name, percentile) in percentiles {
             out += "    " + pad(name, 8) + TextFormat.duration(nanoseconds: Double(record.latency.value(atPercentile: percentile))) + "\n"
@@ -49,6 +50,7 @@ enum BenchReport {
         fields.append("\"threads\":\(plan.threads)")
         fields.append("\"mode\":\"\(plan.rate == nil ? "closed-loop" : "constant-rate")\"")
         if let rate = plan.rate { fields.append("\"rate\":\(TextFormat.fixed(rate, 3))") }
+        fields.append("\"batch_window_ns\":\(plan.batchWindow.map(String.init) ?? "null")")
         fields.append("\"seconds\":\(TextFormat.fixed(seconds, 6))")
         fields.append("\"requests\":\(record.requests)")
         fields.append("\"responses\":\(record.responses)")

@@ -23,7 +23,7 @@ public final class HTTPClient: Sendable {
 
     /// A client with its own event loop group.
     public convenience init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws(PosixError) {
-        let group = try EventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? EventLoopGroup.coreCount, busyPoll: configuration.busyPoll)
+        let group = try EventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? EventLoopGroup.coreCount, busyPoll: configuration.busyPoll, batchWindow: configuration.batchWindow)
         self.init(configuration: configuration, eventLoopGroup: group, ownsGroup: true)
     }
 

@@ -33,9 +33,13 @@ public struct HTTPClientConfiguration: Sendable {
     public var poolWaitTimeout: TimeAmount? = nil
     /// Event loop threads when the client creates its own group (default: one per core).
     public var eventLoopThreads: Int? = nil
-    /// Busy polling of the client's own loops (``EventLoop/init(name:busyPoll:)``): off by
+    /// Busy polling of the client's own loops (``EventLoop/init(name:busyPoll:batchWindow:)``): off by
     /// default; lowers latency for a sequential client on a dedicated core.
     public var busyPoll: TimeAmount? = nil
+    /// The batch window of the client's own loops (``EventLoop/init(name:busyPoll:batchWindow:)``):
+    /// off by default; fewer wake-ups for a client that keeps many requests in flight, at the
+    /// price of up to the window of added latency on each reply.
+    public var batchWindow: TimeAmount? = nil
     /// The client's DNS cache, shared by its connections: answers kept for `ttl` (60 s, like
     /// curl), negative answers 5 s, one lookup in flight per name however many connections
     /// wait for it (``DNSCacheConfiguration``). nil: every connection calls `getaddrinfo`.

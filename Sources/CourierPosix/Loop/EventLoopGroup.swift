@@ -9,13 +9,13 @@ public final class EventLoopGroup: Sendable {
     public let loops: [EventLoop]
     private let counter = Atomic<Int>(0)
 
-    /// Starts `numberOfThreads` loops (default: one per online CPU); `busyPoll` as in
-    /// ``EventLoop/init(name:busyPoll:)``.
-    public init(numberOfThreads: Int = EventLoopGroup.coreCount, busyPoll: TimeAmount? = nil) throws(PosixError) {
+    /// Starts `numberOfThreads` loops (default: one per online CPU); `busyPoll` and
+    /// `batchWindow` as in ``EventLoop/init(name:busyPoll:batchWindow:)``.
+    public init(numberOfThreads: Int = EventLoopGroup.coreCount, busyPoll: TimeAmount? = nil, batchWindow: TimeAmount? = nil) throws(PosixError) {
         precondition(numberOfThreads > 0, "an event loop group needs at least one loop")
         var loops: [EventLoop] = []
         for index in 0..<numberOfThreads {
-            loops.append(try EventLoop(name: "courier-loop-\(index)", busyPoll: busyPoll))
+            loops.append(try EventLoop(name: "courier-loop-\(index)", busyPoll: busyPoll, batchWindow: batchWindow))
         }
         self.loops = loops
     }

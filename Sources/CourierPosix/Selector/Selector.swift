@@ -40,19 +40,25 @@ struct Selector: ~Copyable {
         _ = epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, fd, &event)
     }
 
-    /// Waits up to `timeoutMilliseconds` (-1: forever) and calls `body` for each ready token.
-    /// With `busyPoll`, first polls without sleeping for up to that long (see
-    /// ``EventLoop/init(name:busyPoll:)``).
-    func wait(timeoutMilliseconds: Int32, busyPoll: TimeAmount? = nil, _ body: (RegistrationID, SelectorEvents) -> Void) throws(PosixError) {
+    /// Waits up to `timeoutMilliseconds` (-1: forever) and calls `body` for each ready token,
+    /// busy polling and pausing for the batch window first as ``WaitPlan`` says (see
+    /// ``EventLoop/init(name:busyPoll:batchWindow:)``).
+    func wait(timeoutMilliseconds: Int32, busyPoll: TimeAmount? = nil, batchWindow: TimeAmount? = nil, _ body: (RegistrationID, SelectorEvents) -> Void) throws(PosixError) {
+        var plan = WaitPlan(timeoutMilliseconds: timeoutMilliseconds, busyPoll: busyPoll, batchWindow: batchWindow)
         var ready: Int32 = 0
-        if let busyPoll, timeoutMilliseconds != 0 {
-            let until = Deadline.after(busyPoll)
-            repeat {
+        steps: while true {
+            switch plan.next(ready: Int(ready), now: { .now() }) {
+            case .poll:
                 ready = try Syscall.blocking("epoll_wait", courier_epoll_wait(epollDescriptor, events.baseAddress, Int32(events.count), 0))
-            } while ready == 0 && !until.hasPassed
-        }
-        if ready == 0 {
-            ready = try Syscall.blocking("epoll_wait", courier_epoll_wait(epollDescriptor, events.baseAddress, Int32(events.count), timeoutMilliseconds))
+            case .pause(let amount):
+                var duration = timespec(tv_sec: Int(amount.nanoseconds / 1_000_000_000), tv_nsec: Int(amount.nanoseconds % 1_000_000_000))
+                // An interrupted pause (EINTR) only ends the window early.
+                _ = clock_nanosleep(CLOCK_MONOTONIC, 0, &duration, nil)
+            case .block(let milliseconds):
+                ready = try Syscall.blocking("epoll_wait", courier_epoll_wait(epollDescriptor, events.baseAddress, Int32(events.count), milliseconds))
+            case .finished:
+                break steps
+            }
         }
         for index in 0..<Int(ready) {
             let event = events[index]

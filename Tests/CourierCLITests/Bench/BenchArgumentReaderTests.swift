@@ -30,7 +30,30 @@ import Testing
         #expect(options == expected)
         #expect(options.connections == 10 && options.method == "GET" && options.hdrDigits == 3 && options.interval == "1s")
         #expect(options.requests == nil && options.duration == nil && options.rate == nil && options.threads == nil)
-        #expect(!options.json && !options.insecure && !options.noPin && !options.noKeepAlive)
+        #expect(!options.json && !options.insecure && !options.noPin && !options.noKeepAlive && options.batch == nil)
+    }
+
+    /// The batch window (``BenchPlan/batchWindow(_:threads:)``): 25 µs by default in a closed
+    /// loop with at least 32 connections per loop thread; none with fewer, none at a constant
+    /// rate; `--batch` sets it, `--batch 0` turns it off. The client's loops get the same.
+    static let batchCases: [(arguments: [String], window: UInt64?)] = [
+        (["-c", "256", "-t", "1"], 25_000),
+        (["-c", "32", "-t", "1"], 25_000),
+        (["-c", "31", "-t", "1"], nil),
+        (["-c", "64", "-t", "2"], 25_000),
+        (["-c", "63", "-t", "2"], nil),
+        (["-c", "256", "-t", "1", "-R", "1000"], nil),
+        (["-c", "256", "-t", "1", "--batch", "0"], nil),
+        (["-c", "4", "-t", "1", "--batch", "100us"], 100_000),
+        (["-c", "256", "-t", "1", "-R", "1000", "--batch", "1ms"], 1_000_000),
+        (["-c", "8", "--batch", "10ms"], 10_000_000),
+    ]
+
+    @Test(arguments: batchCases)
+    func theBatchWindow(_ arguments: [String], _ window: UInt64?) throws {
+        let plan = try BenchPlan(Self.options(arguments + ["http://127.0.0.1:1/"]))
+        #expect(plan.batchWindow == window, "\(arguments)")
+        #expect(plan.configuration.batchWindow == window.map { .nanoseconds(Int64($0)) }, "\(arguments)")
     }
 
     @Test func everyOptionInItsShortAndLongForms() throws {
@@ -45,7 +68,7 @@ import Testing
             "--connections", "8", "--duration", "250ms", "--rate", "1500.5", "--threads=3", "--no-pin", "--method=POST",
             "--header", "X: y", "--body", "@file.json", "--no-keepalive", "--timeout", "2s", "--insecure", "--cacert",
             "ca.pem", "--proxy=socks5://p", "--json", "--hdr-log", "run.hlog", "--hdr-digits", "2", "--interval", "100ms",
-            "https://h/x",
+            "--batch", "50us", "https://h/x",
         ])
         var expected = BenchOptions()
         expected.url = "https://h/x"
@@ -66,6 +89,7 @@ import Testing
         expected.hdrLog = "run.hlog"
         expected.hdrDigits = 2
         expected.interval = "100ms"
+        expected.batch = "50us"
         #expect(long == expected)
     }
 
@@ -105,6 +129,8 @@ import Testing
         (["-t", "0", "http://h/"], "-t must be at least 1"),
         (["--hdr-digits", "9", "http://h/"], "--hdr-digits must be 1 to 5"),
         (["-m", "BAD METHOD", "http://h/"], "-m: not a method: BAD METHOD"),
+        (["--batch", "soon", "http://h/"], "--batch: not a duration: soon"),
+        (["--batch", "11ms", "http://h/"], "--batch: at most 10ms (every reply may wait this long)"),
     ])
     func usageErrors(_ arguments: [String], _ message: String) {
         #expect(Self.usageError(arguments) == message, "\(arguments)")

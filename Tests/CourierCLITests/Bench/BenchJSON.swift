@@ -10,6 +10,7 @@ struct BenchJSON: Decodable {
     }
 
     let mode: String
+    let batch_window_ns: Int?
     let connections: Int
     let seconds: Double
     let requests: Int

@@ -58,6 +58,8 @@ import Glibc
         let json = try BenchJSON.parse(run)
         #expect(json.requests == 1000 && json.responses == 1000 && json.failures == 0)
         #expect(server.requests.count == 1000)
+        // 80 connections on one loop: its replies are gathered for 25 µs per wake-up.
+        #expect(json.batch_window_ns == 25_000)
         #expect(json.status == ["200": 1000])
         #expect(json.latency.count == 1000)
         #expect(json.phases["total"]?.count == 1000)
@@ -119,6 +121,8 @@ import Glibc
         #expect(json.requests > 0)
         #expect(json.requests == server.requests.count)
         #expect(json.mode == "closed-loop")
+        // Two connections: each reply is handled as it comes.
+        #expect(json.batch_window_ns == nil)
     }
 
     @Test func constantRateSendsEveryRequestDueInTheDuration() throws {
