@@ -93,9 +93,11 @@ enum BenchArgumentReader {
         if options.requests != nil && options.duration != nil { throw fail("give -n or -d, not both") }
         if let duration = options.duration, BenchDuration.parse(duration) == nil { throw fail("-d: not a duration: \(duration)") }
         if let timeout = options.timeout, BenchDuration.parse(timeout) == nil { throw fail("--timeout: not a duration: \(timeout)") }
-        if let batch = options.batch, batch != "0" {
-            guard let window = BenchDuration.parse(batch) else { throw fail("--batch: not a duration: \(batch)") }
-            if window > BenchPlan.longestBatchWindow { throw fail("--batch: at most 10ms (every reply may wait this long)") }
+        if let batch = options.batch {
+            guard let window = BenchDuration.parseAllowingZero(batch) else { throw fail("--batch: not a duration: \(batch)") }
+            if window > BenchPlan.longestBatchWindow {
+                throw fail("--batch: at most \(TextFormat.duration(nanoseconds: Double(BenchPlan.longestBatchWindow))) (every reply may wait this long)")
+            }
         }
         if BenchDuration.parse(options.interval) == nil { throw fail("--interval: not a duration: \(options.interval)") }
         if let rate = options.rate, !(rate > 0 && rate.isFinite) { throw fail("-R must be a positive rate") }

@@ -113,7 +113,10 @@ struct BenchPlan {
     /// when it is due), get none: there the delay would be a large part of what is measured
     /// (Benchmarks/RESULTS.md, "the batch window").
     static func batchWindow(_ options: BenchOptions, threads: Int) -> UInt64? {
-        if let batch = options.batch { return batch == "0" ? nil : BenchDuration.parse(batch) }
+        if let batch = options.batch {
+            let window = BenchDuration.parseAllowingZero(batch) ?? 0
+            return window > 0 ? window : nil
+        }
         guard options.rate == nil, options.connections >= 32 * threads else { return nil }
         return 25_000
     }

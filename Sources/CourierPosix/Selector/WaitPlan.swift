@@ -10,6 +10,11 @@ import CourierCore
 /// - `batchWindow`: when a poll finds nothing ready, pauses for the window without being woken,
 ///   then polls once more, and sleeps in `epoll_wait` only if that finds nothing either. Replies
 ///   that arrive during the pause are handled in one turn, for one wake-up instead of one each.
+///
+/// Spinning and pausing count against the loop's timeout: the pause never outlasts what is left
+/// of it, and the sleeping wait after them is for what is left, rounded down to the millisecond
+/// (so it ends no later than the plain wait would have; an early end costs the loop one more turn,
+/// since it runs only timers that are due).
 struct WaitPlan {
     enum Step: Equatable {
         /// `epoll_wait` with a zero timeout.
@@ -35,8 +40,8 @@ struct WaitPlan {
     private let busyPoll: TimeAmount?
     private let batchWindow: TimeAmount?
     private var stage = Stage.start
-    /// Whole milliseconds the pause took from the timeout (the wait after it is shorter by them).
-    private var pausedMilliseconds: Int32 = 0
+    /// When the wait began; read only when it spins or pauses.
+    private var began = Deadline.distantPast
 
     /// `timeoutMilliseconds` as the loop computed it from its timers and queue (-1: none, 0:
     /// do not sleep at all).
@@ -46,7 +51,7 @@ struct WaitPlan {
         self.batchWindow = batchWindow.flatMap { $0 > .zero ? $0 : nil }
     }
 
-    /// The step after one that found `ready` descriptors. `now` is read only while busy polling.
+    /// The step after one that found `ready` descriptors. `now` is read only to spin and pause.
     mutating func next(ready: Int, now: () -> Deadline) -> Step {
         if ready > 0 {
             stage = .blocked
@@ -54,49 +59,63 @@ struct WaitPlan {
         }
         switch stage {
         case .start:
-            if timeoutMilliseconds == 0 {
+            if timeoutMilliseconds == 0 || (busyPoll == nil && batchWindow == nil) {
                 stage = .blocked
-                return .block(milliseconds: 0)
+                return .block(milliseconds: timeoutMilliseconds)
             }
+            began = now()
             if let busyPoll {
-                stage = .spinning(until: now() + busyPoll)
-                return .poll
-            }
-            if batchWindow != nil {
+                stage = .spinning(until: began + busyPoll)
+            } else {
                 stage = .polledBeforePause
-                return .poll
             }
-            stage = .blocked
-            return .block(milliseconds: timeoutMilliseconds)
+            return .poll
         case .spinning(let until):
-            if now() < until { return .poll }
-            return afterPoll()
+            let time = now()
+            if time < until { return .poll }
+            return afterPoll(at: time)
         case .polledBeforePause:
-            return afterPoll()
+            return afterPoll(at: now())
         case .paused:
             stage = .polledAfterPause
             return .poll
         case .polledAfterPause:
             stage = .blocked
-            return .block(milliseconds: timeoutMilliseconds < 0 ? -1 : max(0, timeoutMilliseconds - pausedMilliseconds))
+            return .block(milliseconds: left(at: now()))
         case .blocked:
             return .finished
         }
     }
 
-    /// After a poll that found nothing: the batch window's pause, else the sleeping wait. The
-    /// pause never outlasts the loop's timeout, and the wait after it is shorter by the pause's
-    /// whole milliseconds, so a timer fires no later than the timeout's own rounding up to a
-    /// millisecond already allows.
-    private mutating func afterPoll() -> Step {
+    /// After a poll that found nothing: the batch window's pause, else the sleeping wait.
+    private mutating func afterPoll(at time: Deadline) -> Step {
         guard let batchWindow else {
             stage = .blocked
-            return .block(milliseconds: timeoutMilliseconds)
+            return .block(milliseconds: left(at: time))
+        }
+        var pause = batchWindow
+        if timeoutMilliseconds > 0 {
+            let remaining = remainingNanoseconds(at: time)
+            guard remaining > 0 else {
+                stage = .blocked
+                return .block(milliseconds: 0)
+            }
+            pause = min(pause, .nanoseconds(remaining))
         }
         stage = .paused
-        var pause = batchWindow
-        if timeoutMilliseconds > 0 { pause = min(pause, .milliseconds(Int64(timeoutMilliseconds))) }
-        pausedMilliseconds = Int32(clamping: pause.nanoseconds / 1_000_000)
         return .pause(pause)
+    }
+
+    /// What is left of the timeout at `time`, in whole milliseconds rounded down (-1: none).
+    private func left(at time: Deadline) -> Int32 {
+        guard timeoutMilliseconds > 0 else { return timeoutMilliseconds }
+        return Int32(clamping: remainingNanoseconds(at: time) / 1_000_000)
+    }
+
+    /// Nanoseconds of a positive timeout left at `time` (0 once it has passed).
+    private func remainingNanoseconds(at time: Deadline) -> Int64 {
+        let total = Int64(timeoutMilliseconds) * 1_000_000
+        let elapsed = max(0, (time - began).nanoseconds)
+        return elapsed < total ? total - elapsed : 0
     }
 }

@@ -44,6 +44,8 @@ import Testing
         (["-c", "63", "-t", "2"], nil),
         (["-c", "256", "-t", "1", "-R", "1000"], nil),
         (["-c", "256", "-t", "1", "--batch", "0"], nil),
+        (["-c", "256", "-t", "1", "--batch", "0us"], nil),
+        (["-c", "256", "-t", "1", "--batch", "0.0001us"], nil),
         (["-c", "4", "-t", "1", "--batch", "100us"], 100_000),
         (["-c", "256", "-t", "1", "-R", "1000", "--batch", "1ms"], 1_000_000),
         (["-c", "8", "--batch", "10ms"], 10_000_000),
@@ -130,7 +132,8 @@ import Testing
         (["--hdr-digits", "9", "http://h/"], "--hdr-digits must be 1 to 5"),
         (["-m", "BAD METHOD", "http://h/"], "-m: not a method: BAD METHOD"),
         (["--batch", "soon", "http://h/"], "--batch: not a duration: soon"),
-        (["--batch", "11ms", "http://h/"], "--batch: at most 10ms (every reply may wait this long)"),
+        (["--batch", "11ms", "http://h/"], "--batch: at most 10.00ms (every reply may wait this long)"),
+        (["--batch", "-1us", "http://h/"], "--batch: not a duration: -1us"),
     ])
     func usageErrors(_ arguments: [String], _ message: String) {
         #expect(Self.usageError(arguments) == message, "\(arguments)")

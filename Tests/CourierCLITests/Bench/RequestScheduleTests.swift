@@ -82,7 +82,12 @@ import Testing
         #expect(BenchDuration.parse("250ms") == 250_000_000)
         #expect(BenchDuration.parse("2") == 2_000_000_000)
         #expect(BenchDuration.parse("1.5h") == 5_400_000_000_000)
-        for bad in ["", "s", "-1s", "0", "1x", "nan", "inf"] { #expect(BenchDuration.parse(bad) == nil) }
+        #expect(BenchDuration.parse("25us") == 25_000)
+        for bad in ["", "s", "-1s", "0", "0us", "0.0001us", "1x", "nan", "inf"] { #expect(BenchDuration.parse(bad) == nil) }
+        // A setting that 0 turns off (`--batch`) takes 0 in any unit, and nothing negative.
+        for zero in ["0", "0us", "0ms", "0.0001us"] { #expect(BenchDuration.parseAllowingZero(zero) == 0, "\(zero)") }
+        #expect(BenchDuration.parseAllowingZero("25us") == 25_000)
+        for bad in ["", "-1us", "x", "nan"] { #expect(BenchDuration.parseAllowingZero(bad) == nil) }
         let shares = (0..<4).map { BenchPlan.share(of: 10, worker: $0, workers: 4) }
         #expect(shares == [3, 3, 2, 2])
         #expect(TextFormat.fixed(1.0005, 3) == "1.001")
