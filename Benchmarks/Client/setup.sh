@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prepares the loopback client comparison (README.md beside this file): installs nginx and wrk
-# from Debian's packages when missing, then creates the served files once in a cache directory
+# Prepares the loopback client comparison (README.md beside this file): installs nginx, wrk,
+# h2load and ab (loadgen.py) from Debian's packages when missing, then creates the served files once in a cache directory
 # (default: Benchmarks/.build-bench/data, ignored by git; override with BENCH_CACHE=DIR):
 #
 #   small          13 bytes
@@ -17,6 +17,8 @@ cache=${BENCH_CACHE:-$here/../.build-bench/data}
 missing=""
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing="$missing nginx"
 command -v wrk >/dev/null 2>&1 || missing="$missing wrk"
+command -v h2load >/dev/null 2>&1 || missing="$missing nghttp2-client"
+command -v ab >/dev/null 2>&1 || missing="$missing apache2-utils"
 command -v curl >/dev/null 2>&1 || missing="$missing curl"
 command -v openssl >/dev/null 2>&1 || missing="$missing openssl"
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing="$missing zlib1g-dev"
