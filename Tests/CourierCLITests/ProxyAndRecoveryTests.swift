@@ -75,12 +75,22 @@ import Testing
         #expect(verbose.status == 0, "\(verbose.err)")
         #expect(verbose.err.contains("* Issue another request to this URL: 'http://api.internal/hello?from=moved'"), "\(verbose.err)")
 
+        // `--har` writes each request as its URL was given, with the host its Host field named,
+        // not as the socket's `http+unix` URL: a redirect's hop on the same host, and a second
+        // URL on another.
+        let har = try CourierRun.run(["--unix-socket", directory + "/s.sock", "-sL", "-o", "/dev/null", "--har", directory + "/s.har",
+                                      "http://api.internal/moved", "http://other.internal/hello"])
+        #expect(har.status == 0, "\(har.err)")
+        let log = try CLI.json(try #require(CLI.read(directory + "/s.har")))
+        let urls = (log["log"]?["entries"]?.arrayValue ?? []).compactMap { $0["request"]?["url"]?.stringValue }
+        #expect(urls == ["http://api.internal/moved", "http://api.internal/hello?from=moved", "http://other.internal/hello"], "\(urls)")
+
         // TLS over the socket is not supported yet (curl does it): refused with exit 1, never
         // sent in the clear.
         let tls = try CourierRun.run(["--unix-socket", directory + "/s.sock", "https://localhost/hello"])
         #expect(tls.status == 1)
         #expect(tls.err.contains("https over a Unix socket is not supported"))
-        #expect(server.requests.count == 9)
+        #expect(server.requests.count == 12)
     }
 
     @Test func retryAfterA503() throws {

@@ -27,6 +27,14 @@ enum UnixSocketURL {
         return "http://\(host)\(url.requestTarget)"
     }
 
+    /// A request sent over the socket as `--har` writes it: `http://`, the host its `Host` field
+    /// names (over a socket, the only authority the request has; RFC 9112 §3.2), and its
+    /// request target. nil for any other request.
+    @Sendable static func displayed(_ request: Request) -> String? {
+        guard let url = request.httpURL, url.scheme == .unix, let host = request.headers[first: "Host"] else { return nil }
+        return displayed(url, host: host)
+    }
+
     static func rewrite(_ url: HTTPURL, socket: String) throws(Refusal) -> (url: HTTPURL, host: String) {
         guard url.scheme == .http else {
             throw .scheme("--unix-socket: \(url.scheme.rawValue) over a Unix socket is not supported, only http")

@@ -109,6 +109,28 @@ import Testing
         }
     }
 
+    /// `displayedURL` writes a request's URL as the closure says; a nil answer leaves the URL
+    /// itself, still redacted.
+    @Test func aDisplayedURLReplacesTheRequestsOwn() throws {
+        let recorder = HARRecorder(displayedURL: { request in
+            request.url.path == "/shown" ? "http://shown.example/shown" : nil
+        })
+        let json = try Self.record(recorder) { server in
+            server.route("/shown") { _, connection in try connection.respond(body: "a") }
+            server.route("/plain") { _, connection in try connection.respond(body: "b") }
+        } requests: { server in
+            var components = try #require(URLComponents(url: url(server, "/plain"), resolvingAgainstBaseURL: false))
+            components.user = "ann"
+            components.password = "pw-in-url"
+            return [Request(url: url(server, "/shown")), Request(url: try #require(components.url))]
+        }
+        #expect(HARValidation.problems(in: json) == [])
+        let urls = (json["log"]?["entries"]?.arrayValue ?? []).compactMap { $0["request"]?["url"]?.stringValue }
+        #expect(urls.count == 2)
+        #expect(urls.first == "http://shown.example/shown")
+        #expect(urls.last?.contains("ann:***@") == true && urls.last?.hasSuffix("/plain") == true)
+    }
+
     @Test func bodiesAreRecordedWhenAskedFor() throws {
         let recorder = HARRecorder(includesBodies: true)
         let binary: [UInt8] = [0, 1, 2, 0xFF, 0xFE]

@@ -18,6 +18,11 @@ public final class HARRecorder: EventMonitor {
     public let queue: DispatchQueue
     public let includesBodies: Bool
     public let includesCredentials: Bool
+    /// How a request's URL is written in the log, when not as it is: for a client that sends
+    /// over a Unix socket (an `http+unix` URL), the `http` URL it stands for. A nil answer, or no
+    /// closure, writes the URL itself (its user information redacted unless
+    /// ``includesCredentials``).
+    public let displayedURL: (@Sendable (Request) -> String?)?
 
     private struct Exchange {
         var request: Request
@@ -33,10 +38,12 @@ public final class HARRecorder: EventMonitor {
     private let state = Mutex(State())
 
     public init(
-        includesBodies: Bool = false, includesCredentials: Bool = false, queue: DispatchQueue = DispatchQueue(label: "courier.har-recorder")
+        includesBodies: Bool = false, includesCredentials: Bool = false, displayedURL: (@Sendable (Request) -> String?)? = nil,
+        queue: DispatchQueue = DispatchQueue(label: "courier.har-recorder")
     ) {
         self.includesBodies = includesBodies
         self.includesCredentials = includesCredentials
+        self.displayedURL = displayedURL
         self.queue = queue
     }
 
@@ -113,7 +120,7 @@ public final class HARRecorder: EventMonitor {
     }
 
     private func harRequest(_ request: Request) -> HAR.Request {
-        let url = includesCredentials ? request.url.absoluteString : request.url.redactedForDisplay
+        let url = displayedURL?(request) ?? (includesCredentials ? request.url.absoluteString : request.url.redactedForDisplay)
         let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         var postData: HAR.PostData?
         if includesBodies, case .data(let body)? = request.body, let text = String(validating: body, as: UTF8.self) {
