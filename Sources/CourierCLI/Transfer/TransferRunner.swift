@@ -10,7 +10,7 @@ struct TransferRunner {
     let options: CurlOptions
 
     func run() async -> Int32 {
-        let har = options.har.map { _ in HARRecorder(displayedURL: options.unixSocket == nil ? nil : UnixSocketURL.displayed(_:)) }
+        let har = options.har.map { _ in HARRecorder(displayedURL: UnixSocketURL.displayed(_:)) }
         let monitor = TransferMonitor(har: har)
         let cookies = cookieJar()
         let setup = SessionSetup(options: options)
